@@ -1,0 +1,20 @@
+//! # app — the site whocomes counts
+//!
+//! A small portfolio (landing, inventory, about, résumé) and the page that will
+//! become whocomes' Admin tab, written once with Leptos and built twice: with
+//! `ssr` for the server (HTML first paint, server functions, status codes) and
+//! with `hydrate` for the browser (the same components take over the HTML).
+//!
+//! What lives where:
+//! - [`shell`] — the HTML document around the app (the server renders it);
+//! - [`App`] — the router and the shared page frame;
+//! - [`inventory`] — the inventory's data type and the server function that lists it;
+//! - `pages` — one file per page.
+#![forbid(unsafe_code)]
+
+pub mod inventory;
+mod layout;
+mod pages;
+mod shell;
+
+pub use shell::{App, shell};

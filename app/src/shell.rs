@@ -1,0 +1,57 @@
+//! The HTML document and the router: which path shows which page.
+
+use leptos::prelude::*;
+use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_router::{
+    StaticSegment,
+    components::{Route, Router, Routes},
+};
+
+use crate::layout::{SiteFooter, SiteHeader};
+use crate::pages::{AboutPage, AdminPage, HomePage, InventoryPage, NotFoundPage, ResumePage};
+
+/// The whole HTML document the server sends: head, hydration scripts, and the
+/// app in the body. Only the server calls this; the browser hydrates [`App`].
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <meta name="color-scheme" content="light" />
+                <link rel="icon" href="/favicon.ico" sizes="32x32" />
+                <AutoReload options=options.clone() />
+                <HydrationScripts options />
+                <MetaTags />
+            </head>
+            <body>
+                <App />
+            </body>
+        </html>
+    }
+}
+
+/// The app: stylesheet, default title, the page frame and the routes.
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+
+    view! {
+        <Stylesheet id="leptos" href="/pkg/whocomes.css" />
+        <Title formatter=|page: String| format!("{page} · Mara Lindqvist") />
+        <Router>
+            <SiteHeader />
+            <main id="content">
+                <Routes fallback=NotFoundPage>
+                    <Route path=StaticSegment("") view=HomePage />
+                    <Route path=StaticSegment("inventory") view=InventoryPage />
+                    <Route path=StaticSegment("about") view=AboutPage />
+                    <Route path=StaticSegment("resume") view=ResumePage />
+                    <Route path=StaticSegment("admin") view=AdminPage />
+                </Routes>
+            </main>
+            <SiteFooter />
+        </Router>
+    }
+}

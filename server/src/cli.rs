@@ -1,0 +1,105 @@
+//! The command line: `whocomes [serve] [FLAGS]`.
+//!
+//! Every flag can also be given as a `WHOCOMES_*` environment variable (the
+//! flag wins when both are set). `serve` is the default command, so
+//! `whocomes --addr 127.0.0.1:8080` and `whocomes serve --addr 127.0.0.1:8080`
+//! mean the same.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// whocomes: counts who visits a website, from the server, without naming anybody.
+#[derive(Debug, Parser)]
+#[command(name = "whocomes", version, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    /// What to log, as a tracing filter ("info", "warn", "server=debug,info", …).
+    #[arg(long, global = true, env = "WHOCOMES_LOG", default_value = "info")]
+    pub log: String,
+
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    /// `serve`'s flags, for when no command is named.
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+impl Cli {
+    /// The command to run: `serve` unless another one was named.
+    pub fn into_command(self) -> Command {
+        self.command.unwrap_or(Command::Serve(self.serve))
+    }
+}
+
+/// What `whocomes` can do.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the site (the default command).
+    Serve(ServeArgs),
+}
+
+/// How to serve the site.
+#[derive(Clone, Debug, Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on. Port 0 picks a free port (the log says which).
+    #[arg(long, env = "WHOCOMES_ADDR", default_value = "127.0.0.1:3000")]
+    pub addr: SocketAddr,
+
+    /// Folder of the built site: the wasm bundle and stylesheet under `pkg/`,
+    /// and the files copied from `public/` (favicon, robots.txt, resume.pdf).
+    #[arg(long, env = "WHOCOMES_SITE_ROOT", default_value = "target/site")]
+    pub site_root: PathBuf,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serve_args(argv: &[&str]) -> ServeArgs {
+        match Cli::try_parse_from(argv)
+            .expect("arguments parse")
+            .into_command()
+        {
+            Command::Serve(args) => args,
+        }
+    }
+
+    #[test]
+    fn serve_is_the_default_command() {
+        let implicit = serve_args(&["whocomes", "--addr", "127.0.0.1:8080"]);
+        let explicit = serve_args(&["whocomes", "serve", "--addr", "127.0.0.1:8080"]);
+        assert_eq!(implicit.addr, explicit.addr);
+        assert_eq!(implicit.addr.port(), 8080);
+    }
+
+    #[test]
+    fn defaults_listen_on_loopback_port_3000() {
+        let args = serve_args(&["whocomes"]);
+        assert_eq!(args.addr, "127.0.0.1:3000".parse().expect("literal"));
+        assert_eq!(args.site_root, PathBuf::from("target/site"));
+    }
+
+    #[test]
+    fn a_bad_address_is_a_clear_error() {
+        let error = Cli::try_parse_from(["whocomes", "--addr", "localhost"])
+            .expect_err("an address needs an IP and a port");
+        let message = error.to_string();
+        assert!(message.contains("--addr"), "{message}");
+    }
+
+    #[test]
+    fn help_mentions_every_environment_variable() {
+        use clap::CommandFactory;
+        let mut command = Cli::command();
+        let help = command
+            .find_subcommand_mut("serve")
+            .expect("serve exists")
+            .render_long_help()
+            .to_string();
+        for variable in ["WHOCOMES_ADDR", "WHOCOMES_SITE_ROOT", "WHOCOMES_LOG"] {
+            assert!(help.contains(variable), "{variable} missing from:\n{help}");
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! # server — the `whocomes` binary, as a library its tests can start
+//!
+//! - [`cli`] — flags and `WHOCOMES_*` variables;
+//! - [`startup`] — [`Application::build`] binds the listener and assembles
+//!   the router; tests start the real app through it on port 0;
+//! - [`routes`] — which path goes to the Leptos app, the JSON API or a file;
+//! - [`shutdown`] — stopping on SIGTERM / Ctrl-C;
+//! - [`telemetry`] — logging.
+#![forbid(unsafe_code)]
+
+pub mod cli;
+pub mod routes;
+pub mod shutdown;
+pub mod startup;
+pub mod telemetry;
+
+mod api;
+
+pub use startup::Application;

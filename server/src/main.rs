@@ -1,0 +1,37 @@
+//! `whocomes`: parse the command line, start logging, run the command.
+#![forbid(unsafe_code)]
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+use server::Application;
+use server::cli::{Cli, Command};
+use tracing::{error, info};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Err(error) = server::telemetry::init(&cli.log) {
+        eprintln!("whocomes: {error:#}");
+        return ExitCode::FAILURE;
+    }
+    match run(cli.into_command()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            error!("{error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Serve(args) => {
+            let app = Application::build(args).await?;
+            info!("serving on http://{}", app.local_addr());
+            app.run_until_stopped().await?;
+            info!("stopped");
+            Ok(())
+        }
+    }
+}

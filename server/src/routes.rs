@@ -1,0 +1,31 @@
+//! The router: the JSON API, the Leptos pages and server functions, and the
+//! static files of the built site, with the 404 page for everything else.
+
+use axum::Router;
+use axum::routing::get;
+use leptos::config::LeptosOptions;
+use leptos_axum::{LeptosRoutes, file_and_error_handler, generate_route_list};
+
+use app::{App, shell};
+
+use crate::api;
+
+/// Builds the whole site's router for the given Leptos options.
+///
+/// Order of resolution: explicit API routes, then the app's pages and server
+/// functions (registered by `leptos_routes`, so the app does not list them by
+/// hand), then files under the site root; a path that is none of these gets
+/// the app's 404 page.
+pub fn router(options: LeptosOptions) -> Router {
+    let pages = generate_route_list(App);
+    let render_shell = {
+        let options = options.clone();
+        move || shell(options.clone())
+    };
+
+    Router::new()
+        .route("/api/inventory", get(api::inventory))
+        .leptos_routes(&options, pages, render_shell)
+        .fallback(file_and_error_handler(shell))
+        .with_state(options)
+}

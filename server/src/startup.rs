@@ -1,0 +1,104 @@
+//! Start-up: bind the listener, assemble the router, serve until told to stop.
+//!
+//! [`Application::build`] is the seam the tests use: it binds (port 0 picks a
+//! free port), reports the address, and returns an app that serves only when
+//! asked, so a test can start the real site in-process.
+
+use std::future::Future;
+use std::net::SocketAddr;
+
+use anyhow::Context as _;
+use axum::Router;
+use leptos::config::LeptosOptions;
+use tokio::net::TcpListener;
+
+use crate::cli::ServeArgs;
+use crate::{routes, shutdown};
+
+/// The file name wasm-bindgen's output is given (`pkg/whocomes.js`,
+/// `pkg/whocomes.wasm`, `pkg/whocomes.css`): the `name` of the
+/// `[[workspace.metadata.leptos]]` block in the workspace's Cargo.toml.
+pub const OUTPUT_NAME: &str = "whocomes";
+
+/// A bound, ready-to-serve whocomes site.
+pub struct Application {
+    listener: TcpListener,
+    router: Router,
+    local_addr: SocketAddr,
+}
+
+impl Application {
+    /// Binds the listener and builds the router. Nothing is served until
+    /// [`run_until_stopped`](Self::run_until_stopped) or [`run_until`](Self::run_until).
+    pub async fn build(config: ServeArgs) -> anyhow::Result<Self> {
+        let listener = TcpListener::bind(config.addr)
+            .await
+            .with_context(|| format!("cannot listen on {}", config.addr))?;
+        let local_addr = listener
+            .local_addr()
+            .context("cannot read the address the listener is bound to")?;
+
+        let site_root = config.site_root.to_str().with_context(|| {
+            format!(
+                "the site root {} is not valid UTF-8",
+                config.site_root.display()
+            )
+        })?;
+        let options = LeptosOptions::builder()
+            .output_name(OUTPUT_NAME)
+            .site_root(site_root)
+            .site_pkg_dir("pkg")
+            .site_addr(local_addr)
+            .build();
+
+        Ok(Self {
+            listener,
+            router: routes::router(options),
+            local_addr,
+        })
+    }
+
+    /// The address the site is served on (with the real port when 0 was asked for).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Serves until SIGTERM or Ctrl-C, then lets requests in flight finish.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.run_until(shutdown::signal()).await
+    }
+
+    /// Serves until `stop` completes, then lets requests in flight finish.
+    pub async fn run_until(
+        self,
+        stop: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let service = self
+            .router
+            .into_make_service_with_connect_info::<SocketAddr>();
+        axum::serve(self.listener, service)
+            .with_graceful_shutdown(stop)
+            .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OUTPUT_NAME;
+
+    /// cargo-leptos names the bundle after the metadata block; the server must
+    /// ask for the same file names or the page never hydrates.
+    #[test]
+    fn output_name_matches_the_workspace_metadata() {
+        let manifest = include_str!("../../Cargo.toml");
+        let expected = format!("name = \"{OUTPUT_NAME}\"");
+        let metadata = manifest
+            .split("[[workspace.metadata.leptos]]")
+            .nth(1)
+            .expect("the workspace has a leptos metadata block");
+        assert!(
+            metadata.lines().any(|line| line.trim() == expected),
+            "expected `{expected}` in the leptos metadata block"
+        );
+    }
+}

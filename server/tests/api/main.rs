@@ -1,0 +1,6 @@
+//! Integration tests: the real site, started in-process on port 0 (and, for
+//! signals, the real binary). One test binary, modules by subject.
+
+mod helpers;
+mod routes;
+mod signals;

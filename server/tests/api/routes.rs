@@ -1,0 +1,134 @@
+//! Every route of the demo site: status, content type, and the content that
+//! proves the right thing was served.
+
+use reqwest::StatusCode;
+use reqwest::header::CONTENT_TYPE;
+
+use crate::helpers::spawn_app;
+
+fn content_type(response: &reqwest::Response) -> String {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// (path, status, content type prefix, text the body must contain)
+const PAGES: &[(&str, u16, &str, &str)] = &[
+    ("/", 200, "text/html", "I build small, sturdy tools"),
+    ("/inventory", 200, "text/html", "Tidewater"),
+    ("/about", 200, "text/html", "I am Mara Lindqvist"),
+    ("/resume", 200, "text/html", "href=\"/resume.pdf\""),
+    ("/admin", 200, "text/html", "data-hydrated=\"false\""),
+    ("/no/such/page", 404, "text/html", "Nothing here"),
+    ("/wp-login.php", 404, "text/html", "Nothing here"),
+    ("/robots.txt", 200, "text/plain", "User-agent"),
+];
+
+#[tokio::test]
+async fn each_page_has_its_status_type_and_content() {
+    let app = spawn_app().await;
+    for &(path, status, kind, needle) in PAGES {
+        let response = app.get(path).await;
+        assert_eq!(response.status().as_u16(), status, "status of {path}");
+        let got = content_type(&response);
+        assert!(
+            got.starts_with(kind),
+            "{path}: content type {got:?}, want {kind}"
+        );
+        let body = response.text().await.expect("a text body");
+        assert!(body.contains(needle), "{path}: body lacks {needle:?}");
+    }
+    app.stop().await.expect("stops cleanly");
+}
+
+#[tokio::test]
+async fn pages_load_the_wasm_bundle_and_the_stylesheet() {
+    let app = spawn_app().await;
+    let body = app.get("/").await.text().await.expect("a text body");
+    assert!(
+        body.contains("/pkg/whocomes.js"),
+        "hydration script missing"
+    );
+    assert!(body.contains("/pkg/whocomes.wasm"), "wasm bundle missing");
+    assert!(body.contains("/pkg/whocomes.css"), "stylesheet missing");
+    assert!(
+        body.contains("<title>Home · Mara Lindqvist</title>"),
+        "page title"
+    );
+}
+
+#[tokio::test]
+async fn inventory_api_is_json_and_matches_the_page() {
+    let app = spawn_app().await;
+    let response = app.get("/api/inventory").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(content_type(&response).starts_with("application/json"));
+    let items: Vec<serde_json::Value> = response.json().await.expect("a JSON array");
+    assert!(
+        items.len() >= 3,
+        "a real inventory, got {} items",
+        items.len()
+    );
+
+    let page = app
+        .get("/inventory")
+        .await
+        .text()
+        .await
+        .expect("a text body");
+    for item in &items {
+        let name = item["name"].as_str().expect("every item has a name");
+        assert!(page.contains(name), "the page lists {name}");
+        assert!(item["year"].as_u64().is_some(), "{name} has a year");
+    }
+}
+
+#[tokio::test]
+async fn inventory_server_function_answers_on_its_stable_endpoint() {
+    let app = spawn_app().await;
+    let response = app
+        .client
+        .post(app.url("/api/site/inventory"))
+        .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body("")
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(response.status(), StatusCode::OK);
+    let items: Vec<serde_json::Value> = response.json().await.expect("a JSON array");
+    let from_api: Vec<serde_json::Value> = app
+        .get("/api/inventory")
+        .await
+        .json()
+        .await
+        .expect("a JSON array");
+    assert_eq!(items, from_api, "one inventory, two doors");
+}
+
+#[tokio::test]
+async fn resume_pdf_is_a_real_pdf() {
+    let app = spawn_app().await;
+    let response = app.get("/resume.pdf").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(content_type(&response), "application/pdf");
+    let bytes = response.bytes().await.expect("a body");
+    assert!(bytes.starts_with(b"%PDF-1."), "PDF header");
+    let tail = &bytes[bytes.len().saturating_sub(32)..];
+    assert!(
+        tail.windows(5).any(|window| window == b"%%EOF"),
+        "PDF trailer"
+    );
+}
+
+#[tokio::test]
+async fn favicon_is_served() {
+    let app = spawn_app().await;
+    let response = app.get("/favicon.ico").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(content_type(&response).starts_with("image/"));
+    let bytes = response.bytes().await.expect("a body");
+    assert_eq!(&bytes[..4], &[0, 0, 1, 0], "ICO header");
+}

@@ -1,0 +1,77 @@
+//! The real binary: configured from `WHOCOMES_*` variables, and stopping
+//! cleanly on SIGTERM.
+
+use std::io::{BufRead as _, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Reads the binary's stderr until it says where it serves; returns that URL.
+fn wait_for_serving_line(stderr: impl std::io::Read + Send + 'static) -> String {
+    let (found, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some((_, url)) = line.split_once("serving on ") {
+                let _ = found.send(url.trim().to_owned());
+            }
+        }
+    });
+    receive
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the binary logs the address it serves on")
+}
+
+#[tokio::test]
+async fn sigterm_stops_the_binary_cleanly() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_whocomes"))
+        .env("WHOCOMES_ADDR", "127.0.0.1:0")
+        .env(
+            "WHOCOMES_SITE_ROOT",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../public"),
+        )
+        .env("WHOCOMES_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let url = wait_for_serving_line(stderr);
+    assert!(url.starts_with("http://127.0.0.1:"), "served on {url}");
+    assert!(!url.ends_with(":0"), "the real port is reported: {url}");
+
+    let response = reqwest::get(format!("{url}/about"))
+        .await
+        .expect("it serves");
+    assert_eq!(response.status().as_u16(), 200);
+
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait works") {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still running after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "exit status after SIGTERM: {status}");
+}
+
+#[test]
+fn a_bad_log_filter_is_refused_with_a_clear_message() {
+    let output = Command::new(env!("CARGO_BIN_EXE_whocomes"))
+        .env("WHOCOMES_LOG", "server=loudly")
+        .env("WHOCOMES_ADDR", "127.0.0.1:0")
+        .output()
+        .expect("the binary runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("WHOCOMES_LOG"), "{stderr}");
+}
