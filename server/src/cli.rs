@@ -93,6 +93,8 @@ mod tests {
     fn help_mentions_every_environment_variable() {
         use clap::CommandFactory;
         let mut command = Cli::command();
+        // Global flags reach subcommands only once the command is built.
+        command.build();
         let help = command
             .find_subcommand_mut("serve")
             .expect("serve exists")
