@@ -17,4 +17,4 @@ mod layout;
 mod pages;
 mod shell;
 
-pub use shell::{App, shell};
+pub use shell::{App, Hydrated, shell};

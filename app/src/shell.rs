@@ -32,15 +32,29 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
+/// Whether the wasm has taken over the page, for any component that shows it.
+///
+/// It turns `true` in an effect, and effects never run during server
+/// rendering: so it is `true` only in a browser, after hydration.
+#[derive(Clone, Copy)]
+pub struct Hydrated(pub ReadSignal<bool>);
+
 /// The app: stylesheet, default title, the page frame and the routes.
+///
+/// The root element carries `data-hydrated="true"` once the page is
+/// interactive; the browser tests wait for it before they click.
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    let (hydrated, set_hydrated) = signal(false);
+    Effect::new(move |_| set_hydrated.set(true));
+    provide_context(Hydrated(hydrated));
 
     view! {
         <Stylesheet id="leptos" href="/pkg/whocomes.css" />
         <Title formatter=|page: String| format!("{page} · Mara Lindqvist") />
         <Router>
+            <div id="app" data-hydrated=move || if hydrated.get() { "true" } else { "false" }>
             <SiteHeader />
             <main id="content">
                 <Routes fallback=NotFoundPage>
@@ -52,6 +66,7 @@ pub fn App() -> impl IntoView {
                 </Routes>
             </main>
             <SiteFooter />
+            </div>
         </Router>
     }
 }

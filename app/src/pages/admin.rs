@@ -4,6 +4,8 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
+use crate::shell::Hydrated;
+
 /// The ranges the Admin tab will offer, in days.
 const RANGES: [u16; 4] = [7, 30, 90, 365];
 
@@ -11,17 +13,12 @@ const RANGES: [u16; 4] = [7, 30, 90, 365];
 /// taken over the page, and a line that says whether it has.
 #[component]
 pub fn AdminPage() -> impl IntoView {
-    let hydrated = RwSignal::new(false);
-    // Effects never run during server rendering: this flips only in a browser.
-    Effect::new(move |_| hydrated.set(true));
+    let Hydrated(hydrated) = expect_context::<Hydrated>();
     let range = RwSignal::new(30u16);
 
     view! {
         <Title text="Who comes" />
-        <section
-            class="admin"
-            data-hydrated=move || if hydrated.get() { "true" } else { "false" }
-        >
+        <section class="admin">
             <h1>"Who comes"</h1>
             <p class="lede">
                 "Visitors per day, where they came from and the path they took will be drawn here."

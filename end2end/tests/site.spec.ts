@@ -1,0 +1,100 @@
+// The demo site in a real browser: server-rendered pages, hydration, and
+// navigation through the Leptos router without reloading the document.
+import { expect, test, type Page } from '@playwright/test';
+
+/** Fails the test on any console error or uncaught exception in the page. */
+function watchForErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
+}
+
+/** Waits until the wasm has taken over the page. */
+async function hydrated(page: Page) {
+  await expect(page.locator('#app')).toHaveAttribute('data-hydrated', 'true');
+}
+
+test('the router moves between pages without reloading the document', async ({ page }) => {
+  const errors = watchForErrors(page);
+  await page.goto('/');
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('small, sturdy tools');
+  await hydrated(page);
+
+  // A full page load would wipe this; client-side navigation keeps it.
+  await page.evaluate(() => ((window as unknown as { marker: string }).marker = 'same document'));
+  const marker = () => page.evaluate(() => (window as unknown as { marker?: string }).marker);
+
+  // The inventory comes from a server function: after a client-side
+  // navigation, the browser has to call it.
+  const inventoryCall = page.waitForResponse(
+    (response) => response.url().endsWith('/api/site/inventory') && response.ok(),
+  );
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Inventory' }).click();
+  await inventoryCall;
+  await expect(page).toHaveURL(/\/inventory$/);
+  await expect(page).toHaveTitle('Inventory · Mara Lindqvist');
+  await expect(page.locator('.inventory-item')).toHaveCount(6);
+  await expect(page.locator('.inventory-item').first()).toContainText('Tidewater');
+  expect(await marker()).toBe('same document');
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'About' }).click();
+  await expect(page).toHaveURL(/\/about$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('About');
+  await expect(page.locator('main')).toContainText('I am Mara Lindqvist');
+  expect(await marker()).toBe('same document');
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Résumé' }).click();
+  await expect(page).toHaveURL(/\/resume$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Résumé');
+  await expect(page.getByRole('link', { name: 'resume.pdf' })).toHaveAttribute('href', '/resume.pdf');
+  expect(await marker()).toBe('same document');
+
+  // The current page is marked in the navigation.
+  await expect(page.getByRole('link', { name: 'Résumé' })).toHaveAttribute('aria-current', 'page');
+  expect(errors).toEqual([]);
+});
+
+test('the résumé PDF is served as a PDF', async ({ page }) => {
+  const response = await page.request.get('/resume.pdf');
+  expect(response.status()).toBe(200);
+  expect(response.headers()['content-type']).toBe('application/pdf');
+  expect((await response.body()).subarray(0, 5).toString()).toBe('%PDF-');
+});
+
+test('the admin page hydrates and its range picker works', async ({ page }) => {
+  const errors = watchForErrors(page);
+  await page.goto('/admin');
+  await hydrated(page);
+  await expect(page.locator('.hydration-status')).toContainText('Interactive');
+  await expect(page.locator('.range-status')).toHaveText('Showing the last 30 days.');
+
+  const sevenDays = page.getByRole('button', { name: '7 days' });
+  await expect(sevenDays).toHaveAttribute('aria-pressed', 'false');
+  await sevenDays.click();
+  await expect(sevenDays).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByRole('button', { name: '30 days' })).toHaveAttribute('aria-pressed', 'false');
+  await expect(page.locator('.range-status')).toHaveText('Showing the last 7 days.');
+  expect(errors).toEqual([]);
+});
+
+test('an unknown address shows the 404 page with a 404 status', async ({ page }) => {
+  const response = await page.goto('/no/such/page');
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Nothing here');
+  await page.getByRole('link', { name: 'Back to the start' }).click();
+  await expect(page).toHaveURL(/\/$/);
+});
+
+test('the stylesheet and favicon load', async ({ page }) => {
+  const errors = watchForErrors(page);
+  await page.goto('/about');
+  await hydrated(page);
+  const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+  expect(background).toBe('rgb(251, 250, 247)');
+  const favicon = await page.request.get('/favicon.ico');
+  expect(favicon.status()).toBe(200);
+  expect(errors).toEqual([]);
+});

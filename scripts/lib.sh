@@ -1,0 +1,35 @@
+# Shared by the project's scripts: paths, pinned tool versions, and output helpers.
+# Sourced, not run.
+
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CARGO_BIN="${CARGO_HOME:-$HOME/.cargo}/bin"
+export PATH="$CARGO_BIN:$PATH"
+
+# cargo-leptos: 0.3.10 is the newest that builds on rustc 1.95 (0.3.11 needs 1.96).
+CARGO_LEPTOS_VERSION="0.3.10"
+E2E_DIR="$ROOT/end2end"
+
+# The wasm-bindgen CLI must equal the library version in Cargo.lock exactly.
+wasm_bindgen_version() {
+  awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock"
+}
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+note() { printf '    %s\n' "$*"; }
+fail() { printf '\033[31mxx  %s\033[0m\n' "$*" >&2; exit 1; }
+
+# Runs a command as root: directly when we are root, through sudo otherwise.
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    fail "need root to run: $* (no sudo found)"
+  fi
+}
+
+# Seconds since the epoch, for step timings.
+now() { date +%s; }
