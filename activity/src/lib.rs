@@ -4,14 +4,35 @@
 //! rule in `SPEC.md` sections 1–5: which requests are counted, what a hit
 //! carries (and, by having no field for it, what it cannot carry), how the
 //! visitor token is made, how a request is classed as a person, a bot or the
-//! site reading itself, and the pure reports over stored rows.
+//! site reading itself, where a visit came from, and the pure reports over
+//! stored rows.
 //!
-//! It has no I/O, no SQL and no Leptos, so that the rules can be tested on
-//! their own and the same records can be used in the browser: without its
-//! `server` feature it builds for `wasm32-unknown-unknown`. The tower layer and
-//! the background writer live behind `server`.
+//! It has no I/O, no SQL and no Leptos, so the rules can be tested on their
+//! own and the same records can be used in the browser: without its `server`
+//! feature it builds for `wasm32-unknown-unknown`.
 //!
-//! The foundation ships the crate empty on purpose: its contents are the
-//! privacy-core work item, and nothing else in the workspace depends on them
-//! yet.
+//! - [`hit`] — the [`Hit`] record and the [`Counter`] that decides a request;
+//! - [`classify`] — counted or not, page load or not, person / bot / self-read;
+//! - [`address`] — addresses, trusted proxies, networks;
+//! - [`token`] — the daily visitor token;
+//! - [`path`] — the path a hit keeps;
+//! - [`source`] — referrers, tags and their groups;
+//! - [`rules`] — every list, with its defaults; [`bots`] — the bot words;
+//! - [`rows`] — the rows a store keeps; [`report`] — what the dashboard draws.
 #![forbid(unsafe_code)]
+
+pub mod address;
+pub mod bots;
+pub mod classify;
+pub mod hit;
+pub mod path;
+pub mod report;
+pub mod rows;
+pub mod rules;
+pub mod source;
+pub mod token;
+
+pub use classify::{Counted, Kind, KindReason, RequestView, Skip};
+pub use hit::{Counter, Decision, Hit, StoreName};
+pub use rules::{Rules, RulesConfig};
+pub use token::{VisitorKey, VisitorToken};

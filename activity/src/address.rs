@@ -1,0 +1,306 @@
+//! Addresses: reading one from text, finding the client's behind trusted
+//! proxies, and cutting it to the network a hit may keep.
+//!
+//! An address feeds a count, never a permission: nothing here decides access.
+
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+
+use ipnet::IpNet;
+use serde::{Deserialize, Serialize};
+
+/// Reads an address written as text, dropping a port if there is one:
+/// `203.0.113.7`, `203.0.113.7:443`, `2001:db8::1`, `[2001:db8::1]` and
+/// `[2001:db8::1]:443`. Surrounding spaces are ignored; anything else is `None`.
+///
+/// A bare IPv6 address is read whole first, so `2001:db8::1` never loses its
+/// last group to a "port".
+pub fn parse_address(text: &str) -> Option<IpAddr> {
+    let text = text.trim();
+    if let Ok(ip) = text.parse::<IpAddr>() {
+        return Some(ip);
+    }
+    if let Ok(socket) = text.parse::<SocketAddr>() {
+        return Some(socket.ip());
+    }
+    let bracketed = text.strip_prefix('[')?.strip_suffix(']')?;
+    bracketed.parse::<Ipv6Addr>().ok().map(IpAddr::V6)
+}
+
+/// An IPv4-mapped IPv6 address (`::ffff:203.0.113.7`) as the IPv4 address it
+/// carries; any other address unchanged.
+pub fn canonical(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        IpAddr::V4(_) => ip,
+    }
+}
+
+/// The network a hit keeps instead of the address: `203.0.113.x` for IPv4,
+/// the first three groups and `x` for IPv6 (`2001:db8:85a3:x`), and `x` when
+/// the address could not be read. Never more than that.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Network(String);
+
+impl Network {
+    /// The network of an address (`None`: unreadable, written `x`).
+    pub fn of(ip: Option<IpAddr>) -> Self {
+        match ip.map(canonical) {
+            Some(IpAddr::V4(v4)) => {
+                let [a, b, c, _] = v4.octets();
+                Self(format!("{a}.{b}.{c}.x"))
+            }
+            Some(IpAddr::V6(v6)) => {
+                let [a, b, c, ..] = v6.segments();
+                Self(format!("{a:x}:{b:x}:{c:x}:x"))
+            }
+            None => Self("x".to_owned()),
+        }
+    }
+
+    /// The network as written in a row.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Which header the trusted proxies write the client's address into.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ForwardedHeader {
+    /// `X-Forwarded-For: client, proxy1, proxy2` (the usual one).
+    #[default]
+    XForwardedFor,
+    /// RFC 7239 `Forwarded: for=client;proto=https, for=proxy1`.
+    Forwarded,
+}
+
+impl std::str::FromStr for ForwardedHeader {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text.to_ascii_lowercase().as_str() {
+            "x-forwarded-for" => Ok(Self::XForwardedFor),
+            "forwarded" => Ok(Self::Forwarded),
+            _ => Err("expected x-forwarded-for or forwarded".to_owned()),
+        }
+    }
+}
+
+/// The most hops read from a forwarding header before giving up: a longer
+/// chain is someone stuffing the header, and its client is unreadable.
+pub const MAX_HOPS: usize = 32;
+
+/// The proxies the site runs behind, and the header they set.
+///
+/// With none configured, no header is believed: the client is the peer.
+#[derive(Clone, Debug, Default)]
+pub struct TrustedProxies {
+    networks: Vec<IpNet>,
+    header: ForwardedHeader,
+}
+
+impl TrustedProxies {
+    /// Trust these networks (single addresses are /32 or /128) to report the
+    /// client's address in `header`.
+    pub fn new(networks: Vec<IpNet>, header: ForwardedHeader) -> Self {
+        Self { networks, header }
+    }
+
+    /// The header whose values [`client_address`](Self::client_address) reads.
+    pub fn header(&self) -> ForwardedHeader {
+        self.header
+    }
+
+    /// Whether any proxy is trusted (if not, forwarding headers are ignored).
+    pub fn is_empty(&self) -> bool {
+        self.networks.is_empty()
+    }
+
+    fn trusts(&self, ip: IpAddr) -> bool {
+        let ip = canonical(ip);
+        self.networks.iter().any(|net| net.contains(&ip))
+    }
+
+    /// The client's address: the peer, unless the peer is a trusted proxy;
+    /// then the forwarding header's entries are read from the right, trusted
+    /// proxies are skipped, and the first untrusted entry is the client.
+    ///
+    /// `values` are the configured header's values in the order received (a
+    /// request may carry the header several times). `None` means the client
+    /// is unreadable: an entry that is not an address (`unknown`, an
+    /// obfuscated name, garbage), or more than [`MAX_HOPS`] entries. When
+    /// every entry is a trusted proxy, the leftmost of them is the client.
+    pub fn client_address(&self, peer: IpAddr, values: &[&str]) -> Option<IpAddr> {
+        let peer = canonical(peer);
+        if !self.trusts(peer) {
+            return Some(peer);
+        }
+        let mut client = peer;
+        let entries = values.iter().rev().flat_map(|value| value.rsplit(','));
+        for (hop, entry) in entries.enumerate() {
+            if hop >= MAX_HOPS {
+                return None;
+            }
+            if entry.trim().is_empty() {
+                continue;
+            }
+            let ip = match self.header {
+                ForwardedHeader::XForwardedFor => parse_address(entry),
+                ForwardedHeader::Forwarded => forwarded_for(entry),
+            };
+            let ip = canonical(ip?);
+            if !self.trusts(ip) {
+                return Some(ip);
+            }
+            client = ip;
+        }
+        Some(client)
+    }
+}
+
+/// The address in one element of an RFC 7239 `Forwarded` header
+/// (`for=192.0.2.60;proto=http`, `for="[2001:db8::17]:4711"`); `None` for
+/// `unknown`, an obfuscated identifier, or no `for=`.
+fn forwarded_for(element: &str) -> Option<IpAddr> {
+    element.split(';').find_map(|pair| {
+        let (name, value) = pair.split_once('=')?;
+        if !name.trim().eq_ignore_ascii_case("for") {
+            return None;
+        }
+        let value = value.trim();
+        let value = value
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .unwrap_or(value);
+        parse_address(value)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().expect("test address")
+    }
+
+    #[test]
+    fn ports_are_dropped_and_bare_v6_keeps_its_last_group() {
+        let cases = [
+            ("203.0.113.7", Some("203.0.113.7")),
+            ("203.0.113.7:443", Some("203.0.113.7")),
+            (" 203.0.113.7 ", Some("203.0.113.7")),
+            ("2001:db8::1", Some("2001:db8::1")),
+            ("[2001:db8::1]", Some("2001:db8::1")),
+            ("[2001:db8::1]:443", Some("2001:db8::1")),
+            ("::ffff:203.0.113.7", Some("::ffff:203.0.113.7")),
+            ("2001:db8::1:443", Some("2001:db8::1:443")),
+            ("203.0.113.7:", None),
+            ("203.0.113", None),
+            ("[2001:db8::1", None),
+            ("unknown", None),
+            ("", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse_address(text), want.map(ip), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn networks_keep_three_octets_or_three_groups() {
+        let cases = [
+            ("203.0.113.7", "203.0.113.x"),
+            ("::ffff:203.0.113.7", "203.0.113.x"),
+            ("2001:db8:85a3::7334", "2001:db8:85a3:x"),
+            ("2001:db8::1", "2001:db8:0:x"),
+            ("2001:0DB8:00A3:0001::1", "2001:db8:a3:x"),
+            ("::1", "0:0:0:x"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(Network::of(Some(ip(text))).as_str(), want, "{text}");
+        }
+        assert_eq!(Network::of(None).as_str(), "x");
+    }
+
+    fn proxies(nets: &[&str], header: ForwardedHeader) -> TrustedProxies {
+        let nets = nets.iter().map(|n| n.parse().expect("test CIDR")).collect();
+        TrustedProxies::new(nets, header)
+    }
+
+    #[test]
+    fn no_header_is_believed_without_trusted_proxies() {
+        let none = TrustedProxies::default();
+        let got = none.client_address(ip("198.51.100.9"), &["203.0.113.7"]);
+        assert_eq!(got, Some(ip("198.51.100.9")));
+    }
+
+    #[test]
+    fn a_header_from_an_untrusted_peer_is_ignored() {
+        let trusted = proxies(&["10.0.0.0/8"], ForwardedHeader::XForwardedFor);
+        let got = trusted.client_address(ip("198.51.100.9"), &["203.0.113.7"]);
+        assert_eq!(got, Some(ip("198.51.100.9")));
+    }
+
+    #[test]
+    fn x_forwarded_for_is_read_from_the_right_past_trusted_proxies() {
+        let trusted = proxies(
+            &["10.0.0.0/8", "127.0.0.1/32"],
+            ForwardedHeader::XForwardedFor,
+        );
+        // The leftmost entry is whatever the client wrote: never believed.
+        let got =
+            trusted.client_address(ip("127.0.0.1"), &["6.6.6.6, 203.0.113.7:5123", "10.1.2.3"]);
+        assert_eq!(got, Some(ip("203.0.113.7")));
+        // All hops trusted: the leftmost proxy is the client.
+        let got = trusted.client_address(ip("127.0.0.1"), &["10.9.9.9, 10.1.1.1"]);
+        assert_eq!(got, Some(ip("10.9.9.9")));
+        // No header at all from a trusted proxy: the proxy itself.
+        assert_eq!(
+            trusted.client_address(ip("10.0.0.5"), &[]),
+            Some(ip("10.0.0.5"))
+        );
+        // Garbage where the client should be: unreadable, not the proxy.
+        assert_eq!(trusted.client_address(ip("10.0.0.5"), &["bogus"]), None);
+        // Too many hops: unreadable.
+        let stuffed = vec!["10.0.0.1"; MAX_HOPS + 1].join(",");
+        assert_eq!(trusted.client_address(ip("10.0.0.5"), &[&stuffed]), None);
+    }
+
+    #[test]
+    fn forwarded_is_read_with_quotes_ports_and_brackets() {
+        let trusted = proxies(&["10.0.0.0/8"], ForwardedHeader::Forwarded);
+        let got = trusted.client_address(
+            ip("10.0.0.1"),
+            &["for=6.6.6.6, for=\"[2001:db8:cafe::17]:4711\";proto=https;by=10.0.0.1"],
+        );
+        assert_eq!(got, Some(ip("2001:db8:cafe::17")));
+        let got = trusted.client_address(ip("10.0.0.1"), &["For=203.0.113.43;proto=http"]);
+        assert_eq!(got, Some(ip("203.0.113.43")));
+        assert_eq!(
+            trusted.client_address(ip("10.0.0.1"), &["for=unknown"]),
+            None
+        );
+        assert_eq!(
+            trusted.client_address(ip("10.0.0.1"), &["for=_hidden"]),
+            None
+        );
+        assert_eq!(
+            trusted.client_address(ip("10.0.0.1"), &["proto=http"]),
+            None
+        );
+    }
+
+    #[test]
+    fn mapped_addresses_are_trusted_and_returned_as_ipv4() {
+        let trusted = proxies(&["10.0.0.0/8"], ForwardedHeader::XForwardedFor);
+        let got = trusted.client_address(ip("::ffff:10.0.0.1"), &["::ffff:203.0.113.7"]);
+        assert_eq!(got, Some(ip("203.0.113.7")));
+    }
+}

@@ -1,0 +1,366 @@
+//! Counted or not, page load or not, and which kind of visitor (SPEC §1, §3):
+//! pure functions of a request's facts and the [`Rules`].
+
+use std::net::IpAddr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::path::extension;
+use crate::rules::Rules;
+
+/// The facts of one request the rules look at, borrowed from wherever the
+/// request lives (an axum request, a log line, a JSON line).
+#[derive(Clone, Debug, Default)]
+pub struct RequestView<'a> {
+    /// The method (`GET`, `POST`, …).
+    pub method: &'a str,
+    /// The request target as received: path and query (possibly absolute-form).
+    pub target: &'a [u8],
+    /// `User-Agent`, read for the bot decision and then forgotten.
+    pub user_agent: Option<&'a str>,
+    /// `Referer`, for the source of a page load.
+    pub referer: Option<&'a str>,
+    /// `Accept`, for telling a page load from other requests.
+    pub accept: Option<&'a str>,
+    /// `Sec-Fetch-Dest`, the browser's own word on what the request is for.
+    pub sec_fetch_dest: Option<&'a str>,
+    /// `Host`, to tell internal navigation from a referring site.
+    pub host: Option<&'a str>,
+    /// `X-Forwarded-For` values, in the order received.
+    pub x_forwarded_for: Vec<&'a str>,
+    /// `Forwarded` values, in the order received.
+    pub forwarded: Vec<&'a str>,
+}
+
+/// Whether a request is counted, and as what.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "as", content = "why")]
+pub enum Counted {
+    /// A page: an HTML document, including error pages.
+    Page,
+    /// An API request: JSON routes and server functions.
+    Api,
+    /// Not counted, and why.
+    Not(Skip),
+}
+
+/// Why a request is not counted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Skip {
+    /// A CORS preflight (`OPTIONS`).
+    Preflight,
+    /// The Admin tab reading itself.
+    Admin,
+    /// The site's build output (`/pkg/…`).
+    BuildOutput,
+    /// A text or XML file at the root, or `/.well-known/…`.
+    RootFile,
+    /// A file a page is made of, by extension.
+    Asset(String),
+}
+
+impl std::fmt::Display for Skip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Preflight => f.write_str("CORS preflight (OPTIONS)"),
+            Self::Admin => f.write_str("the Admin tab's own read"),
+            Self::BuildOutput => f.write_str("build output"),
+            Self::RootFile => f.write_str("root file"),
+            Self::Asset(ext) => write!(f, "asset (.{ext})"),
+        }
+    }
+}
+
+/// The three kinds of request (SPEC §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A person at a browser.
+    Person,
+    /// A crawler, scanner, monitor or HTTP library.
+    Bot,
+    /// The site reading itself.
+    SelfRead,
+}
+
+/// Why a request is of its kind, in words an operator can check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "by", content = "detail")]
+pub enum KindReason {
+    /// The user agent carries the site's self-read mark.
+    SelfReadMark,
+    /// The request came from loopback.
+    Loopback,
+    /// The request came from an address the operator lists as the site's own.
+    OwnAddress,
+    /// There is no user agent at all.
+    NoUserAgent,
+    /// The user agent contains a bot word.
+    BotWord(String),
+    /// The path is one only scanners ask for.
+    ProbePath(String),
+    /// The path has an extension only scanners ask for on this site.
+    ProbeExtension(String),
+    /// Nothing says otherwise.
+    Person,
+}
+
+impl KindReason {
+    /// The kind this reason gives.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Self::SelfReadMark | Self::Loopback | Self::OwnAddress => Kind::SelfRead,
+            Self::NoUserAgent | Self::BotWord(_) | Self::ProbePath(_) | Self::ProbeExtension(_) => {
+                Kind::Bot
+            }
+            Self::Person => Kind::Person,
+        }
+    }
+}
+
+impl std::fmt::Display for KindReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::SelfReadMark => {
+                f.write_str("self-read: the user agent carries the self-read mark")
+            }
+            Self::Loopback => f.write_str("self-read: loopback"),
+            Self::OwnAddress => f.write_str("self-read: one of the site's own addresses"),
+            Self::NoUserAgent => f.write_str("bot: no user agent"),
+            Self::BotWord(word) => write!(f, "bot: user agent matches '{word}'"),
+            Self::ProbePath(path) => write!(f, "bot: probe path {path}"),
+            Self::ProbeExtension(ext) => write!(f, "bot: probe path *.{ext}"),
+            Self::Person => f.write_str("person"),
+        }
+    }
+}
+
+/// Whether `path` (already cleaned) is counted, and as a page or an API request.
+pub fn counted(method: &str, path: &str, rules: &Rules) -> Counted {
+    let config = &rules.config;
+    if method.eq_ignore_ascii_case("OPTIONS") {
+        return Counted::Not(Skip::Preflight);
+    }
+    let admin = &config.admin_path;
+    let under_admin = path
+        .strip_prefix(admin.as_str())
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+    if under_admin
+        || config
+            .admin_prefixes
+            .iter()
+            .any(|p| path.starts_with(p.as_str()))
+    {
+        return Counted::Not(Skip::Admin);
+    }
+    if config
+        .build_prefixes
+        .iter()
+        .any(|p| path.starts_with(p.as_str()))
+    {
+        return Counted::Not(Skip::BuildOutput);
+    }
+    if config
+        .root_prefixes
+        .iter()
+        .any(|p| path.starts_with(p.as_str()))
+    {
+        return Counted::Not(Skip::RootFile);
+    }
+    let ext = extension(path);
+    let at_root = path.len() > 1 && path.rfind('/') == Some(0);
+    if let Some(ext) = ext {
+        if at_root && config.root_file_extensions.contains(&ext) {
+            return Counted::Not(Skip::RootFile);
+        }
+        if config.asset_extensions.contains(&ext) {
+            return Counted::Not(Skip::Asset(ext));
+        }
+    }
+    if config
+        .api_prefixes
+        .iter()
+        .any(|p| path.starts_with(p.as_str()))
+    {
+        Counted::Api
+    } else {
+        Counted::Page
+    }
+}
+
+/// Whether a counted request is a page load: a top-level document request
+/// (`Sec-Fetch-Dest: document`, or, from a client that does not send it, a
+/// GET that accepts HTML; no `Accept` at all accepts everything).
+pub fn is_page_load(counted: &Counted, request: &RequestView<'_>) -> bool {
+    if *counted != Counted::Page || !request.method.eq_ignore_ascii_case("GET") {
+        return false;
+    }
+    match request.sec_fetch_dest {
+        Some(dest) => dest.trim().eq_ignore_ascii_case("document"),
+        None => request.accept.is_none_or(|accept| {
+            accept.contains("text/html") || accept.contains("*/*") || accept.trim().is_empty()
+        }),
+    }
+}
+
+/// The kind of a request and why: self-read (mark, loopback, own address),
+/// else bot (no agent, bot word, probe path), else person.
+pub fn kind_of(
+    path: &str,
+    user_agent: Option<&str>,
+    client: Option<IpAddr>,
+    rules: &Rules,
+) -> KindReason {
+    let config = &rules.config;
+    let agent = user_agent.map(str::trim).unwrap_or_default();
+    if agent.contains(config.self_read_mark.as_str()) {
+        return KindReason::SelfReadMark;
+    }
+    if let Some(ip) = client.map(crate::address::canonical) {
+        if config.loopback_is_self && ip.is_loopback() {
+            return KindReason::Loopback;
+        }
+        if config.own_addresses.iter().any(|net| net.contains(&ip)) {
+            return KindReason::OwnAddress;
+        }
+    }
+    if agent.is_empty() || agent == "-" {
+        return KindReason::NoUserAgent;
+    }
+    if let Some(word) = rules.bots.find(agent) {
+        return KindReason::BotWord(word.to_owned());
+    }
+    if let Some(probe) = rules.probe_path(path) {
+        return KindReason::ProbePath(probe.to_owned());
+    }
+    if let Some(ext) = extension(path).filter(|ext| config.probe_extensions.contains(ext)) {
+        return KindReason::ProbeExtension(ext);
+    }
+    KindReason::Person
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(method: &str, path: &str) -> Counted {
+        counted(method, path, &Rules::default())
+    }
+
+    #[test]
+    fn pages_and_api_requests_are_counted() {
+        assert_eq!(count("GET", "/"), Counted::Page);
+        assert_eq!(count("GET", "/resume.pdf"), Counted::Page);
+        assert_eq!(count("GET", "/wp-login.php"), Counted::Page);
+        assert_eq!(count("GET", "/.env"), Counted::Page);
+        assert_eq!(count("POST", "/api/site/inventory"), Counted::Api);
+        assert_eq!(count("GET", "/api/inventory"), Counted::Api);
+        assert_eq!(count("GET", "/administrator"), Counted::Page);
+        assert_eq!(count("GET", "/blog/notes.txt"), Counted::Page);
+    }
+
+    #[test]
+    fn assets_root_files_admin_reads_and_preflights_are_not() {
+        assert_eq!(
+            count("GET", "/pkg/whocomes.wasm"),
+            Counted::Not(Skip::BuildOutput)
+        );
+        assert_eq!(
+            count("GET", "/style.CSS"),
+            Counted::Not(Skip::Asset("css".into()))
+        );
+        assert_eq!(
+            count("GET", "/favicon.ico"),
+            Counted::Not(Skip::Asset("ico".into()))
+        );
+        assert_eq!(count("GET", "/robots.txt"), Counted::Not(Skip::RootFile));
+        assert_eq!(count("GET", "/sitemap.xml"), Counted::Not(Skip::RootFile));
+        assert_eq!(
+            count("GET", "/.well-known/security.txt"),
+            Counted::Not(Skip::RootFile)
+        );
+        assert_eq!(count("GET", "/admin"), Counted::Not(Skip::Admin));
+        assert_eq!(count("GET", "/admin/visitors"), Counted::Not(Skip::Admin));
+        assert_eq!(count("POST", "/api/admin/chart"), Counted::Not(Skip::Admin));
+        assert_eq!(
+            count("OPTIONS", "/api/inventory"),
+            Counted::Not(Skip::Preflight)
+        );
+    }
+
+    #[test]
+    fn page_loads_are_top_level_documents() {
+        let page = |method, dest, accept| {
+            let request = RequestView {
+                method,
+                sec_fetch_dest: dest,
+                accept,
+                ..RequestView::default()
+            };
+            is_page_load(&Counted::Page, &request)
+        };
+        assert!(page("GET", Some("document"), Some("text/html")));
+        assert!(!page("GET", Some("empty"), Some("*/*")));
+        assert!(page("GET", None, Some("text/html,application/xhtml+xml")));
+        assert!(page("GET", None, None));
+        assert!(!page("GET", None, Some("application/json")));
+        assert!(!page("POST", Some("document"), None));
+        let api = RequestView {
+            method: "GET",
+            ..RequestView::default()
+        };
+        assert!(!is_page_load(&Counted::Api, &api));
+    }
+
+    #[test]
+    fn kinds_in_order_self_then_bot_then_person() {
+        let rules = Rules::default();
+        let browser =
+            Some("Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0");
+        let outside = "203.0.113.7".parse().ok();
+        let local = "127.0.0.1".parse().ok();
+        let kind = |path, agent, client| kind_of(path, agent, client, &rules);
+
+        assert_eq!(kind("/", browser, outside), KindReason::Person);
+        assert_eq!(kind("/", browser, local), KindReason::Loopback);
+        assert_eq!(
+            kind("/", Some("curl/8 whocomes-SelfRead"), outside),
+            KindReason::SelfReadMark
+        );
+        assert_eq!(kind("/", None, outside), KindReason::NoUserAgent);
+        assert_eq!(kind("/", Some("-"), outside), KindReason::NoUserAgent);
+        assert_eq!(
+            kind("/", Some("curl/8.5"), outside),
+            KindReason::BotWord("curl".into())
+        );
+        assert_eq!(
+            kind("/wp-login.php", browser, outside),
+            KindReason::ProbePath("/wp-login.php".into())
+        );
+        assert_eq!(
+            kind("/blog/.git/config", browser, outside),
+            KindReason::ProbePath("/.git".into())
+        );
+        assert_eq!(kind("/.github-tips", browser, outside), KindReason::Person);
+        assert_eq!(
+            kind("/index.php", browser, outside),
+            KindReason::ProbeExtension("php".into())
+        );
+        assert_eq!(kind("/wp-login.php", browser, local), KindReason::Loopback);
+    }
+
+    #[test]
+    fn reasons_read_as_the_operator_expects() {
+        assert_eq!(
+            KindReason::BotWord("googlebot".into()).to_string(),
+            "bot: user agent matches 'googlebot'"
+        );
+        assert_eq!(
+            KindReason::ProbePath("/wp-login.php".into()).to_string(),
+            "bot: probe path /wp-login.php"
+        );
+        assert_eq!(KindReason::Loopback.to_string(), "self-read: loopback");
+        assert_eq!(Skip::Asset("css".into()).to_string(), "asset (.css)");
+    }
+}

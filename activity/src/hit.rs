@@ -1,0 +1,205 @@
+//! The hit: the one record a counted request leaves, and the [`Counter`]
+//! that makes it. Its fields are the whole privacy decision: a field that
+//! does not exist cannot leak.
+//!
+//! | field | holds | never holds |
+//! |---|---|---|
+//! | `at` | when the request arrived (UTC) | — |
+//! | `visitor` | a keyed hash of day and address, rotating daily | the address |
+//! | `network` | the address cut to /24 (IPv4) or /48 (IPv6) | the rest of the address |
+//! | `path` | the path, `@` as `%40`, bad bytes encoded, ≤ 512 bytes | query, fragment |
+//! | `store` | the store's name | — |
+//! | `kind` | person, bot or self-read | the user agent it was read from |
+//! | `source` | on a page load: the referrer's host or the link's tag | the referrer's path or query, the rest of the query |
+//!
+//! There is no field for a user agent, a cookie, a header, an account or an
+//! email: they cannot be stored because a hit cannot carry them.
+
+use std::net::IpAddr;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::address::{ForwardedHeader, Network, TrustedProxies};
+use crate::classify::{Counted, Kind, KindReason, RequestView, counted, is_page_load, kind_of};
+use crate::path::{clean_path, query_of};
+use crate::rules::Rules;
+use crate::source::{Source, source_of};
+use crate::token::{VisitorKey, VisitorToken, visitor_token};
+
+/// The name of the store that served a request (`sqlite`, `eu-web-1`, …).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct StoreName(String);
+
+/// Why a store name was refused.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("a store name is 1 to 40 characters of a-z, 0-9, '-' and '_'")]
+pub struct StoreNameError;
+
+impl StoreName {
+    /// Checks a store name: 1 to 40 characters of `[a-z0-9_-]`.
+    pub fn parse(name: &str) -> Result<Self, StoreNameError> {
+        let valid = (1..=40).contains(&name.len())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+        valid.then(|| Self(name.to_owned())).ok_or(StoreNameError)
+    }
+
+    /// The name's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for StoreName {
+    type Error = StoreNameError;
+
+    fn try_from(name: String) -> Result<Self, Self::Error> {
+        Self::parse(&name)
+    }
+}
+
+impl From<StoreName> for String {
+    fn from(name: StoreName) -> Self {
+        name.0
+    }
+}
+
+impl std::fmt::Display for StoreName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One counted request, as kept. See the module docs for what each field
+/// may and may not hold.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hit {
+    /// When the request arrived (UTC).
+    pub at: DateTime<Utc>,
+    /// The visitor token of the client's address on that UTC day.
+    pub visitor: VisitorToken,
+    /// The client's network.
+    pub network: Network,
+    /// The path, cleaned.
+    pub path: String,
+    /// The store that served the request.
+    pub store: StoreName,
+    /// Person, bot or self-read.
+    pub kind: Kind,
+    /// On a page load: where it came from; otherwise `None`.
+    pub source: Option<Source>,
+}
+
+/// Everything the rules decided about one request, with the hit it leaves
+/// if it is counted. This is what `whocomes explain` prints.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    /// Counted as a page or an API request, or not counted and why.
+    pub counted: Counted,
+    /// Whether it was a top-level document load.
+    pub page_load: bool,
+    /// Its kind and why.
+    pub reason: KindReason,
+    /// The record kept, if counted.
+    pub hit: Option<Hit>,
+}
+
+impl Decision {
+    /// The decision in one line of words: `not counted: asset (.css)`,
+    /// `counted page; bot: user agent matches 'googlebot'`, …
+    pub fn summary(&self) -> String {
+        match &self.counted {
+            Counted::Not(skip) => format!("not counted: {skip}"),
+            Counted::Page if self.page_load => format!("counted page load; {}", self.reason),
+            Counted::Page => format!("counted page; {}", self.reason),
+            Counted::Api => format!("counted API request; {}", self.reason),
+        }
+    }
+}
+
+/// The whole decision for a site: rules, key, trusted proxies and store
+/// name. The live layer, the log importer and `whocomes explain` all count
+/// through [`Counter::count`], so there is one implementation of every rule.
+#[derive(Clone, Debug)]
+pub struct Counter {
+    rules: Rules,
+    key: VisitorKey,
+    proxies: TrustedProxies,
+    store: StoreName,
+}
+
+impl Counter {
+    /// A counter for one store.
+    pub fn new(rules: Rules, key: VisitorKey, proxies: TrustedProxies, store: StoreName) -> Self {
+        Self {
+            rules,
+            key,
+            proxies,
+            store,
+        }
+    }
+
+    /// The rules this counter applies.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The client's address: the peer, or what trusted proxies say it is.
+    pub fn client_address(
+        &self,
+        request: &RequestView<'_>,
+        peer: Option<IpAddr>,
+    ) -> Option<IpAddr> {
+        let peer = peer?;
+        let values = match self.proxies.header() {
+            ForwardedHeader::XForwardedFor => &request.x_forwarded_for,
+            ForwardedHeader::Forwarded => &request.forwarded,
+        };
+        self.proxies.client_address(peer, values)
+    }
+
+    /// Decides one request that arrived at `at` from `peer` (`None`: the
+    /// peer address is unknown or unreadable).
+    pub fn count(
+        &self,
+        request: &RequestView<'_>,
+        peer: Option<IpAddr>,
+        at: DateTime<Utc>,
+    ) -> Decision {
+        let path = clean_path(request.target);
+        let client = self.client_address(request, peer);
+        let counted = counted(request.method, &path, &self.rules);
+        let page_load = is_page_load(&counted, request);
+        let reason = kind_of(&path, request.user_agent, client, &self.rules);
+        let hit = match counted {
+            Counted::Not(_) => None,
+            Counted::Page | Counted::Api => Some(Hit {
+                at,
+                visitor: visitor_token(&self.key, at.date_naive(), client),
+                network: Network::of(client),
+                source: page_load
+                    .then(|| {
+                        source_of(
+                            query_of(request.target),
+                            request.referer,
+                            request.host,
+                            &self.rules,
+                        )
+                    })
+                    .flatten(),
+                path,
+                store: self.store.clone(),
+                kind: reason.kind(),
+            }),
+        };
+        Decision {
+            counted,
+            page_load,
+            reason,
+            hit,
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! What the dashboard draws, as pure functions over stored rows: each
+//! visitor-day's kind, the daily counts by kind, merging several stores,
+//! the funnel, source groups and top paths (SPEC §3–§5, §7).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+
+use crate::hit::StoreName;
+use crate::rows::{HourRow, VisitorDay};
+use crate::source::{Source, SourceGroup};
+use crate::token::VisitorToken;
+
+/// The kind of a visitor-day: exactly one of three.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VisitorKind {
+    /// Made at least one person request.
+    People,
+    /// Otherwise, made at least one bot request.
+    ScannersAndCrawlers,
+    /// Otherwise: only the site's own reads.
+    OwnReads,
+}
+
+/// The kind of a visitor-day with these request counts (SPEC §3).
+pub fn visitor_kind(requests: u64, bots: u64, self_reads: u64) -> VisitorKind {
+    if requests > bots.saturating_add(self_reads) {
+        VisitorKind::People
+    } else if bots > 0 {
+        VisitorKind::ScannersAndCrawlers
+    } else {
+        VisitorKind::OwnReads
+    }
+}
+
+/// One day's visitor-days by kind. The three add up to the total.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KindCounts {
+    /// People.
+    pub people: u64,
+    /// Scanners and crawlers.
+    pub scanners: u64,
+    /// The site's own reads.
+    pub own_reads: u64,
+}
+
+impl KindCounts {
+    /// All visitor-days.
+    pub fn total(&self) -> u64 {
+        self.people + self.scanners + self.own_reads
+    }
+
+    fn add(&mut self, kind: VisitorKind) {
+        match kind {
+            VisitorKind::People => self.people += 1,
+            VisitorKind::ScannersAndCrawlers => self.scanners += 1,
+            VisitorKind::OwnReads => self.own_reads += 1,
+        }
+    }
+}
+
+/// One token on one day across every store that saw it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MergedVisitor {
+    /// The UTC day.
+    pub day: NaiveDate,
+    /// The day's token.
+    pub visitor: VisitorToken,
+    /// The stores that saw it.
+    pub stores: BTreeSet<StoreName>,
+    /// All counted requests, summed over stores.
+    pub requests: u64,
+    /// Bot requests, summed.
+    pub bots: u64,
+    /// Self-reads, summed.
+    pub self_reads: u64,
+    /// Requests per path, summed.
+    pub paths: BTreeMap<String, u64>,
+    /// Page loads per source, summed.
+    pub sources: BTreeMap<Source, u64>,
+}
+
+impl MergedVisitor {
+    /// The kind of this visitor-day.
+    pub fn kind(&self) -> VisitorKind {
+        visitor_kind(self.requests, self.bots, self.self_reads)
+    }
+}
+
+/// Merges visitor-day rows of any number of stores so that one token on one
+/// day is one visitor. The result does not depend on the rows' order.
+pub fn merge_visitors<'a>(rows: impl IntoIterator<Item = &'a VisitorDay>) -> Vec<MergedVisitor> {
+    let mut merged: BTreeMap<(NaiveDate, VisitorToken), MergedVisitor> = BTreeMap::new();
+    for row in rows {
+        let entry = merged
+            .entry((row.day, row.visitor.clone()))
+            .or_insert_with(|| MergedVisitor {
+                day: row.day,
+                visitor: row.visitor.clone(),
+                stores: BTreeSet::new(),
+                requests: 0,
+                bots: 0,
+                self_reads: 0,
+                paths: BTreeMap::new(),
+                sources: BTreeMap::new(),
+            });
+        entry.stores.insert(row.store.clone());
+        entry.requests += row.requests;
+        entry.bots += row.bots;
+        entry.self_reads += row.self_reads;
+        for path in &row.top_paths {
+            *entry.paths.entry(path.path.clone()).or_default() += path.requests;
+        }
+        for source in &row.sources {
+            *entry.sources.entry(source.source.clone()).or_default() += source.page_loads;
+        }
+    }
+    merged.into_values().collect()
+}
+
+/// Visitor-days per day, by kind.
+pub fn daily_kinds(visitors: &[MergedVisitor]) -> BTreeMap<NaiveDate, KindCounts> {
+    let mut days: BTreeMap<NaiveDate, KindCounts> = BTreeMap::new();
+    for visitor in visitors {
+        days.entry(visitor.day).or_default().add(visitor.kind());
+    }
+    days
+}
+
+/// One step of the path through the site: a name and the paths that count
+/// as taking it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FunnelStep {
+    /// The step's name on the dashboard.
+    pub name: String,
+    /// Requesting any of these paths takes the step.
+    pub paths: Vec<String>,
+}
+
+/// The default steps, for a portfolio: landing, inventory, about, résumé
+/// (the page and the PDF both count).
+pub fn default_funnel() -> Vec<FunnelStep> {
+    let step = |name: &str, paths: &[&str]| FunnelStep {
+        name: name.to_owned(),
+        paths: paths.iter().map(|&p| p.to_owned()).collect(),
+    };
+    vec![
+        step("landing", &["/"]),
+        step("inventory", &["/inventory"]),
+        step("about", &["/about"]),
+        step("resume", &["/resume", "/resume.pdf"]),
+    ]
+}
+
+/// How many people visitor-days took one step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FunnelCount {
+    /// The step's name.
+    pub name: String,
+    /// People visitor-days that requested any of its paths.
+    pub visitors: u64,
+    /// `visitors` as a share of the first step's (0 when the first is 0).
+    pub share_of_first: f64,
+}
+
+/// The funnel: for each step, the people visitor-days that took it.
+pub fn funnel(visitors: &[MergedVisitor], steps: &[FunnelStep]) -> Vec<FunnelCount> {
+    let people: Vec<&MergedVisitor> = visitors
+        .iter()
+        .filter(|v| v.kind() == VisitorKind::People)
+        .collect();
+    let counts: Vec<u64> = steps
+        .iter()
+        .map(|step| {
+            people
+                .iter()
+                .filter(|v| step.paths.iter().any(|path| v.paths.contains_key(path)))
+                .count() as u64
+        })
+        .collect();
+    let first = counts.first().copied().unwrap_or(0);
+    steps
+        .iter()
+        .zip(counts)
+        .map(|(step, visitors)| FunnelCount {
+            name: step.name.clone(),
+            visitors,
+            share_of_first: if first == 0 {
+                0.0
+            } else {
+                visitors as f64 / first as f64
+            },
+        })
+        .collect()
+}
+
+/// People visitor-days by where they came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceReport {
+    /// Per group; a visitor-day with sources in two groups counts in both,
+    /// one with none counts as typed and unknown.
+    pub groups: BTreeMap<SourceGroup, u64>,
+    /// Per tag, for the tagged group broken out.
+    pub tags: BTreeMap<String, u64>,
+}
+
+/// Where the people came from.
+pub fn source_groups(visitors: &[MergedVisitor]) -> SourceReport {
+    let mut report = SourceReport::default();
+    for visitor in visitors.iter().filter(|v| v.kind() == VisitorKind::People) {
+        if visitor.sources.is_empty() {
+            *report.groups.entry(SourceGroup::Typed).or_default() += 1;
+            continue;
+        }
+        let groups: BTreeSet<SourceGroup> = visitor
+            .sources
+            .keys()
+            .map(|source| SourceGroup::of(Some(source)))
+            .collect();
+        for group in groups {
+            *report.groups.entry(group).or_default() += 1;
+        }
+        for source in visitor.sources.keys() {
+            if let Source::Tag(tag) = source {
+                *report.tags.entry(tag.clone()).or_default() += 1;
+            }
+        }
+    }
+    report
+}
+
+/// Requests to one path over a range, by kind.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathTotal {
+    /// The cleaned path.
+    pub path: String,
+    /// All requests.
+    pub requests: u64,
+    /// By people.
+    pub people: u64,
+    /// By bots.
+    pub bots: u64,
+    /// By the site itself.
+    pub self_reads: u64,
+}
+
+/// The `limit` most requested paths (ties by path), summed over hours and stores.
+pub fn top_paths<'a>(hours: impl IntoIterator<Item = &'a HourRow>, limit: usize) -> Vec<PathTotal> {
+    let mut totals: BTreeMap<&str, PathTotal> = BTreeMap::new();
+    for row in hours {
+        let total = totals.entry(&row.path).or_insert_with(|| PathTotal {
+            path: row.path.clone(),
+            requests: 0,
+            people: 0,
+            bots: 0,
+            self_reads: 0,
+        });
+        total.requests += row.requests;
+        total.people += row.people();
+        total.bots += row.bots;
+        total.self_reads += row.self_reads;
+    }
+    let mut totals: Vec<PathTotal> = totals.into_values().collect();
+    totals.sort_by(|a, b| {
+        b.requests
+            .cmp(&a.requests)
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    totals.truncate(limit);
+    totals
+}

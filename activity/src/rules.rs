@@ -1,0 +1,193 @@
+//! The counting rules as data: which requests are counted, which are bots,
+//! which are the site reading itself. Every list is configuration with the
+//! defaults of SPEC §1 and §3; [`Rules`] is the compiled form, built once.
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+use ipnet::IpNet;
+use serde::{Deserialize, Serialize};
+
+use crate::bots::BotPatterns;
+
+/// Why a set of rules could not be built.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RulesError {
+    /// A bot word that is empty would match every agent.
+    #[error("a bot word is empty; it would match every user agent")]
+    EmptyBotWord,
+    /// A probe path must start with `/` (it matches whole segments).
+    #[error("a probe path must start with '/'")]
+    ProbePathWithoutSlash,
+    /// The self-read mark is empty: every request would be a self-read.
+    #[error("the self-read mark is empty; every request would be a self-read")]
+    EmptySelfReadMark,
+    /// The pattern compiler refused the lists.
+    #[error("cannot compile the patterns: {0}")]
+    Patterns(String),
+}
+
+/// The rules as plain lists, with documented defaults. Compile them with
+/// [`Rules::new`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RulesConfig {
+    /// Extensions of the files a page is made of; never counted.
+    pub asset_extensions: Vec<String>,
+    /// Path prefixes of the build output (cargo-leptos' `/pkg/`); never counted.
+    pub build_prefixes: Vec<String>,
+    /// Extensions of root files (`/robots.txt`, `/sitemap.xml`, any `/*.txt`
+    /// or `/*.xml` directly under `/`); never counted.
+    pub root_file_extensions: Vec<String>,
+    /// Path prefixes of root metadata (`/.well-known/…`); never counted.
+    pub root_prefixes: Vec<String>,
+    /// The Admin tab's page and everything under it; never counted.
+    pub admin_path: String,
+    /// Path prefixes of the Admin tab's server functions and API routes; never counted.
+    pub admin_prefixes: Vec<String>,
+    /// Path prefixes of API routes and server functions (the rest are pages).
+    pub api_prefixes: Vec<String>,
+    /// A user agent containing this is the site reading itself.
+    pub self_read_mark: String,
+    /// Whether requests from loopback are the site's own reads. Turn off to
+    /// count a local trial as people.
+    pub loopback_is_self: bool,
+    /// Addresses and networks the operator lists as the site's own.
+    pub own_addresses: Vec<IpNet>,
+    /// Paths only scanners ask for, matched case-insensitively at the start
+    /// of any segment and ending at a segment or extension boundary:
+    /// `/.git` matches `/.git/config` and `/old/.git`, not `/.github-tips`.
+    pub probe_paths: Vec<String>,
+    /// Extensions only scanners ask for on this site (`php` on a site with no PHP).
+    pub probe_extensions: Vec<String>,
+    /// Words in a user agent that make it a bot (case-insensitive substrings).
+    pub bot_words: Vec<String>,
+    /// The site's own host names: a referrer from one of them is internal
+    /// navigation. The request's `Host` is always one of them.
+    pub site_hosts: Vec<String>,
+    /// Query parameters that carry a link's tag, in order of preference.
+    pub tag_parameters: Vec<String>,
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|&item| item.to_owned()).collect()
+}
+
+impl Default for RulesConfig {
+    fn default() -> Self {
+        Self {
+            asset_extensions: strings(&[
+                "js", "mjs", "css", "map", "wasm", "woff", "woff2", "ttf", "otf", "eot", "png",
+                "jpg", "jpeg", "gif", "svg", "webp", "avif", "ico", "bmp", "mp4", "webm", "mp3",
+                "ogg",
+            ]),
+            build_prefixes: strings(&["/pkg/"]),
+            root_file_extensions: strings(&["txt", "xml"]),
+            root_prefixes: strings(&["/.well-known/"]),
+            admin_path: "/admin".to_owned(),
+            admin_prefixes: strings(&["/api/admin/"]),
+            api_prefixes: strings(&["/api/"]),
+            self_read_mark: "whocomes-SelfRead".to_owned(),
+            loopback_is_self: true,
+            own_addresses: Vec::new(),
+            probe_paths: strings(&[
+                "/wp-login.php",
+                "/xmlrpc.php",
+                "/wp-admin",
+                "/wp-content",
+                "/wp-includes",
+                "/wp-json",
+                "/wordpress",
+                "/.env",
+                "/.git",
+                "/.svn",
+                "/.hg",
+                "/.aws",
+                "/.ssh",
+                "/.ds_store",
+                "/.htaccess",
+                "/.htpasswd",
+                "/phpmyadmin",
+                "/myadmin",
+                "/cgi-bin/",
+                "/administrator",
+                "/owa/",
+                "/ecp/",
+                "/autodiscover",
+                "/actuator",
+                "/boaform",
+                "/hnap1",
+                "/vendor/phpunit",
+                "/solr/",
+                "/manager/html",
+                "/config.json",
+                "/server-status",
+                "/telescope",
+                "/_ignition",
+                "/remote/login",
+                "/geoserver",
+            ]),
+            probe_extensions: strings(&[
+                "php", "asp", "aspx", "jsp", "cgi", "pl", "env", "bak", "sql",
+            ]),
+            bot_words: BotPatterns::default_words(),
+            site_hosts: Vec::new(),
+            tag_parameters: strings(&["ref", "utm_source"]),
+        }
+    }
+}
+
+/// The rules, compiled: what the request path consults. Build once, share.
+#[derive(Clone, Debug)]
+pub struct Rules {
+    pub(crate) config: RulesConfig,
+    pub(crate) bots: BotPatterns,
+    pub(crate) probes: AhoCorasick,
+}
+
+impl Rules {
+    /// Compiles the lists. Fails on lists that would match everything.
+    pub fn new(config: RulesConfig) -> Result<Self, RulesError> {
+        if config.self_read_mark.is_empty() {
+            return Err(RulesError::EmptySelfReadMark);
+        }
+        if config.probe_paths.iter().any(|path| !path.starts_with('/')) {
+            return Err(RulesError::ProbePathWithoutSlash);
+        }
+        let bots = BotPatterns::new(config.bot_words.clone())?;
+        let probes = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(&config.probe_paths)
+            .map_err(|error| RulesError::Patterns(error.to_string()))?;
+        Ok(Self {
+            config,
+            bots,
+            probes,
+        })
+    }
+
+    /// The lists these rules were built from.
+    pub fn config(&self) -> &RulesConfig {
+        &self.config
+    }
+
+    /// The probe path `path` asks for, if any (see [`RulesConfig::probe_paths`]).
+    pub(crate) fn probe_path(&self, path: &str) -> Option<&str> {
+        let bytes = path.as_bytes();
+        self.probes
+            .find_overlapping_iter(path)
+            // Every probe path starts with `/`, so every hit starts a segment.
+            .find(|hit| matches!(bytes.get(hit.end()), None | Some(b'/' | b'.' | b'~')))
+            .map(|hit| self.config.probe_paths[hit.pattern().as_usize()].as_str())
+    }
+}
+
+impl Default for Rules {
+    /// The default rules. The defaults are known to compile.
+    fn default() -> Self {
+        match Self::new(RulesConfig::default()) {
+            Ok(rules) => rules,
+            Err(error) => unreachable!("the default rules compile: {error}"),
+        }
+    }
+}

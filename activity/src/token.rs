@@ -1,0 +1,149 @@
+//! The visitor token: who came, within one day, without saying who.
+//!
+//! `HMAC-SHA256(key, "YYYY-MM-DD|ADDRESS")`, first 16 bytes, 32 lowercase hex
+//! characters. The same address on the same UTC day with the same key gives
+//! the same token (on every site that shares the key); the next day gives a
+//! different one, so nothing joins one day to the next. The key is what stops
+//! anybody from hashing every IPv4 address to reverse a token.
+
+use std::fmt::Write as _;
+use std::net::IpAddr;
+
+use chrono::NaiveDate;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+
+use crate::address::canonical;
+
+/// The site's secret key. Its `Debug` output never shows the bytes.
+#[derive(Clone)]
+pub struct VisitorKey(Vec<u8>);
+
+/// Why a key was refused.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum KeyError {
+    /// An empty key would make every token guessable.
+    #[error("the key is empty")]
+    Empty,
+}
+
+impl VisitorKey {
+    /// A key given as text (`--key`, `WHOCOMES_KEY`): its UTF-8 bytes, as given.
+    pub fn from_text(text: &str) -> Result<Self, KeyError> {
+        Self::from_bytes(text.as_bytes().to_vec())
+    }
+
+    /// A key given as bytes (a key file, or 32 random bytes made on first run).
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<Self, KeyError> {
+        if bytes.is_empty() {
+            return Err(KeyError::Empty);
+        }
+        Ok(Self(bytes))
+    }
+}
+
+impl std::fmt::Debug for VisitorKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("VisitorKey(redacted)")
+    }
+}
+
+/// A visitor's token for one day: 32 lowercase hex characters.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct VisitorToken(String);
+
+impl VisitorToken {
+    /// The token's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for VisitorToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The address text that goes into the token: an IPv4-mapped IPv6 address
+/// as its IPv4 address (dotted decimal); an IPv6 address cut to its /64 (last
+/// 64 bits zeroed, privacy addresses rotate inside one) in RFC 5952 form; an
+/// unreadable address as `x`.
+pub fn token_address(ip: Option<IpAddr>) -> String {
+    match ip.map(canonical) {
+        Some(IpAddr::V4(v4)) => v4.to_string(),
+        Some(IpAddr::V6(v6)) => {
+            let prefix = u128::from(v6) & (u128::MAX << 64);
+            // std writes IPv6 in RFC 5952 form: lowercase, longest zero run as `::`.
+            std::net::Ipv6Addr::from(prefix).to_string()
+        }
+        None => "x".to_owned(),
+    }
+}
+
+/// The visitor token of `ip` on `day` under `key`.
+pub fn visitor_token(key: &VisitorKey, day: NaiveDate, ip: Option<IpAddr>) -> VisitorToken {
+    // HMAC accepts a key of any length: this cannot fail.
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&key.0) else {
+        unreachable!("HMAC takes keys of any length")
+    };
+    mac.update(day.format("%Y-%m-%d").to_string().as_bytes());
+    mac.update(b"|");
+    mac.update(token_address(ip).as_bytes());
+    let digest = mac.finalize().into_bytes();
+    let mut hex = String::with_capacity(32);
+    for byte in &digest[..16] {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    VisitorToken(hex)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(text: &str) -> Option<IpAddr> {
+        Some(text.parse().expect("test address"))
+    }
+
+    fn day(text: &str) -> NaiveDate {
+        text.parse().expect("test day")
+    }
+
+    #[test]
+    fn the_address_text_is_canonical_and_cut_to_the_64() {
+        assert_eq!(token_address(ip("203.0.113.7")), "203.0.113.7");
+        assert_eq!(token_address(ip("::ffff:203.0.113.7")), "203.0.113.7");
+        assert_eq!(
+            token_address(ip("2001:db8:85a3::8a2e:370:7334")),
+            "2001:db8:85a3::"
+        );
+        assert_eq!(token_address(ip("2001:DB8:85A3:0:1::1")), "2001:db8:85a3::");
+        assert_eq!(token_address(ip("2001:db8:1:2:3:4:5:6")), "2001:db8:1:2::");
+        assert_eq!(token_address(ip("::1")), "::");
+        assert_eq!(token_address(None), "x");
+    }
+
+    #[test]
+    fn the_key_is_never_shown() {
+        let key = VisitorKey::from_text("hunter2-secret").expect("a key");
+        assert!(!format!("{key:?}").contains("hunter2"));
+        assert_eq!(VisitorKey::from_text("").err(), Some(KeyError::Empty));
+    }
+
+    #[test]
+    fn tokens_are_32_lowercase_hex_and_change_with_the_day() {
+        let key = VisitorKey::from_text("k").expect("a key");
+        let a = visitor_token(&key, day("2026-11-29"), ip("203.0.113.7"));
+        let b = visitor_token(&key, day("2026-11-30"), ip("203.0.113.7"));
+        assert_eq!(a.as_str().len(), 32);
+        assert!(
+            a.as_str()
+                .bytes()
+                .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
+        );
+        assert_ne!(a, b);
+    }
+}
