@@ -3,6 +3,12 @@
 //! The default words are a data file (`bots.txt`) rather than code, so the
 //! list can be read and extended without reading Rust. Matching is one pass
 //! of an Aho–Corasick automaton over the agent, case-insensitively.
+//!
+//! Two shapes catch what no word does: an agent with no parenthesised
+//! platform and no browser or device-profile name (`Zabbix`, `Viber`), and
+//! `(compatible; …)` naming something other than a browser
+//! (`Mozilla/5.0 (compatible; Attracta)`). Real browsers, old phones
+//! included, have neither shape.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
@@ -13,6 +19,31 @@ const DEFAULT_WORDS: &str = include_str!("bots.txt");
 /// Names that contain a bot word but belong to people's devices (the CUBOT
 /// phone brand contains "bot").
 const NOT_BOTS: &[&str] = &["cubot"];
+
+/// Names a browser's agent carries; an agent with none of them and no
+/// parenthesised platform is not a browser.
+const BROWSER_NAMES: &[&str] = &[
+    "mozilla",
+    "opera",
+    "midp",
+    "profile/",
+    "ucweb",
+    "cldc",
+    "safari",
+    "applewebkit",
+];
+
+/// Browsers that say `(compatible; NAME`: anything else saying it is a tool.
+const COMPATIBLE_BROWSERS: &[&str] = &["msie", "konqueror"];
+
+/// What in a user agent shows it is a bot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BotSign<'a> {
+    /// It contains one of the bot words.
+    Word(&'a str),
+    /// It has a shape no browser's agent has (described in words).
+    Shape(&'static str),
+}
 
 /// A compiled set of bot words.
 #[derive(Clone, Debug)]
@@ -47,8 +78,17 @@ impl BotPatterns {
         })
     }
 
+    /// What shows `agent` is a bot, if anything: a bot word (the leftmost,
+    /// longest first), else a shape no browser has.
+    pub fn find(&self, agent: &str) -> Option<BotSign<'_>> {
+        if let Some(word) = self.find_word(agent) {
+            return Some(BotSign::Word(word));
+        }
+        shape_of(agent).map(BotSign::Shape)
+    }
+
     /// The bot word `agent` contains, if any (the leftmost, longest first).
-    pub fn find(&self, agent: &str) -> Option<&str> {
+    pub fn find_word(&self, agent: &str) -> Option<&str> {
         let mut found = self.automaton.find_iter(agent).peekable();
         found.peek()?;
         let exceptions: Vec<_> = self.exceptions.find_iter(agent).collect();
@@ -65,6 +105,24 @@ impl BotPatterns {
     pub fn words(&self) -> &[String] {
         &self.words
     }
+}
+
+/// The shape that shows a non-browser agent, if it has one.
+fn shape_of(agent: &str) -> Option<&'static str> {
+    let lower = agent.to_ascii_lowercase();
+    if !lower.contains('(') && !BROWSER_NAMES.iter().any(|name| lower.contains(name)) {
+        return Some("names no browser");
+    }
+    let (_, after) = lower.split_once("(compatible")?;
+    let named = match after.strip_prefix(';') {
+        Some(rest) => rest.trim_start(),
+        None if after.starts_with(')') => "",
+        None => return None,
+    };
+    (!COMPATIBLE_BROWSERS
+        .iter()
+        .any(|browser| named.starts_with(browser)))
+    .then_some("says it is compatible but names no browser")
 }
 
 fn case_insensitive<S: AsRef<[u8]>>(words: &[S]) -> Result<AhoCorasick, RulesError> {
@@ -87,13 +145,21 @@ mod tests {
     fn crawlers_and_clients_are_found_and_named() {
         let bots = patterns();
         let googlebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
-        assert_eq!(bots.find(googlebot), Some("google"));
-        assert_eq!(bots.find("curl/8.5.0"), Some("curl"));
-        assert_eq!(bots.find("python-requests/2.31"), Some("python"));
+        assert_eq!(bots.find(googlebot), Some(BotSign::Word("bot")));
+        assert_eq!(bots.find("curl/8.5.0"), Some(BotSign::Word("curl")));
         assert_eq!(
-            bots.find("Mozilla/5.0 HeadlessChrome/120.0"),
-            Some("headless")
+            bots.find("python-requests/2.31"),
+            Some(BotSign::Word("python"))
         );
+        let headless = "Mozilla/5.0 HeadlessChrome/120.0";
+        assert_eq!(bots.find(headless), Some(BotSign::Word("headless")));
+        assert_eq!(bots.find("Viber"), Some(BotSign::Shape("names no browser")));
+        assert_eq!(
+            bots.find("Mozilla/5.0 (compatible; Attracta)"),
+            Some(BotSign::Shape("says it is compatible but names no browser"))
+        );
+        let msie = "Mozilla/4.0 (compatible; MSIE 8.0; Windows NT 6.1; Trident/4.0)";
+        assert_eq!(bots.find(msie), None);
     }
 
     #[test]
@@ -103,6 +169,7 @@ mod tests {
             "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
             "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15",
             "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
+            "Nokia6230/2.0 (04.44) Profile/MIDP-2.0 Configuration/CLDC-1.1",
             "Mozilla/5.0 (Linux; Android 13; CUBOT KINGKONG 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36",
         ] {
             assert_eq!(bots.find(agent), None, "{agent}");

@@ -5,6 +5,7 @@ use std::net::IpAddr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::bots::BotSign;
 use crate::path::extension;
 use crate::rules::Rules;
 
@@ -98,6 +99,8 @@ pub enum KindReason {
     NoUserAgent,
     /// The user agent contains a bot word.
     BotWord(String),
+    /// The user agent has a shape no browser's has.
+    BotShape(String),
     /// The path is one only scanners ask for.
     ProbePath(String),
     /// The path has an extension only scanners ask for on this site.
@@ -111,9 +114,11 @@ impl KindReason {
     pub fn kind(&self) -> Kind {
         match self {
             Self::SelfReadMark | Self::Loopback | Self::OwnAddress => Kind::SelfRead,
-            Self::NoUserAgent | Self::BotWord(_) | Self::ProbePath(_) | Self::ProbeExtension(_) => {
-                Kind::Bot
-            }
+            Self::NoUserAgent
+            | Self::BotWord(_)
+            | Self::BotShape(_)
+            | Self::ProbePath(_)
+            | Self::ProbeExtension(_) => Kind::Bot,
             Self::Person => Kind::Person,
         }
     }
@@ -129,6 +134,7 @@ impl std::fmt::Display for KindReason {
             Self::OwnAddress => f.write_str("self-read: one of the site's own addresses"),
             Self::NoUserAgent => f.write_str("bot: no user agent"),
             Self::BotWord(word) => write!(f, "bot: user agent matches '{word}'"),
+            Self::BotShape(shape) => write!(f, "bot: user agent {shape}"),
             Self::ProbePath(path) => write!(f, "bot: probe path {path}"),
             Self::ProbeExtension(ext) => write!(f, "bot: probe path *.{ext}"),
             Self::Person => f.write_str("person"),
@@ -228,8 +234,10 @@ pub fn kind_of(
     if agent.is_empty() || agent == "-" {
         return KindReason::NoUserAgent;
     }
-    if let Some(word) = rules.bots.find(agent) {
-        return KindReason::BotWord(word.to_owned());
+    match rules.bots.find(agent) {
+        Some(BotSign::Word(word)) => return KindReason::BotWord(word.to_owned()),
+        Some(BotSign::Shape(shape)) => return KindReason::BotShape(shape.to_owned()),
+        None => {}
     }
     if let Some(probe) = rules.probe_path(path) {
         return KindReason::ProbePath(probe.to_owned());

@@ -1,0 +1,90 @@
+//! The bot words against real user agents from `../shared/corpus/user-agents/`:
+//! crawlers must be flagged (at least 99 % of the crawler-user-agents
+//! instances) and real browsers must not (none of them).
+//!
+//! The corpus is third-party data kept beside the repository, never in it;
+//! without it these tests print why they skip.
+
+use std::path::PathBuf;
+
+use activity::bots::BotPatterns;
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/user-agents");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("SKIPPED: no corpus at {} (CI has it)", dir.display());
+        None
+    }
+}
+
+fn patterns() -> BotPatterns {
+    BotPatterns::new(BotPatterns::default_words()).expect("the default words compile")
+}
+
+/// Every `instances` string of crawler-user-agents.json. The file is JSON;
+/// serde_json reads it, and only the instances are used.
+fn crawler_instances(dir: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join("crawler-user-agents.json")).expect("readable");
+    let entries: Vec<serde_json::Value> = serde_json::from_str(&text).expect("valid JSON");
+    entries
+        .iter()
+        .filter_map(|entry| entry["instances"].as_array())
+        .flatten()
+        .filter_map(|instance| instance.as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn at_least_99_percent_of_crawler_instances_are_bots() {
+    let Some(dir) = corpus_dir() else { return };
+    let bots = patterns();
+    let instances = crawler_instances(&dir);
+    let missed: Vec<&String> = instances
+        .iter()
+        .filter(|ua| bots.find(ua).is_none())
+        .collect();
+    let flagged = instances.len() - missed.len();
+    let share = flagged as f64 / instances.len() as f64;
+    println!(
+        "crawler-user-agents.json: {flagged} of {} instances flagged as bots ({:.2} %)",
+        instances.len(),
+        share * 100.0
+    );
+    for agent in missed.iter().take(40) {
+        println!("  missed: {agent}");
+    }
+    assert!(
+        instances.len() >= 2000,
+        "the corpus has its 2,116 instances"
+    );
+    assert!(share >= 0.99, "only {:.2} % flagged", share * 100.0);
+}
+
+#[test]
+fn no_real_browser_is_a_bot() {
+    let Some(dir) = corpus_dir() else { return };
+    let bots = patterns();
+    let mut total = 0;
+    let mut wrong = Vec::new();
+    for file in [
+        "browser-user-agents-top-desktop.txt",
+        "browser-user-agents-top-mobile.txt",
+        "browser-user-agents-uap-core.txt",
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).expect("readable");
+        for agent in text.lines().filter(|line| !line.trim().is_empty()) {
+            total += 1;
+            if let Some(sign) = bots.find(agent) {
+                wrong.push(format!("{sign:?} in {agent}"));
+            }
+        }
+    }
+    println!("browsers: {} of {total} flagged as bots", wrong.len());
+    for line in &wrong {
+        println!("  wrongly flagged: {line}");
+    }
+    assert_eq!(total, 743, "the three browser files hold 743 agents");
+    assert!(wrong.is_empty(), "{} browsers flagged as bots", wrong.len());
+}
