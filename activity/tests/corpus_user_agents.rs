@@ -4,6 +4,9 @@
 //!
 //! The corpus is third-party data kept beside the repository, never in it;
 //! without it these tests print why they skip.
+//!
+//! They print their figures; `scripts/test` runs tests with `--show-output`.
+#![allow(clippy::print_stdout)]
 
 use std::path::PathBuf;
 

@@ -196,8 +196,10 @@ fn visitor_day() -> impl Strategy<Value = VisitorDay> {
             VisitorDay {
                 store: StoreName::parse(store).expect("a name"),
                 day,
-                visitor: serde_json::from_value::<VisitorToken>(serde_json::json!(format!("{visitor:032x}")))
-                    .expect("a token"),
+                visitor: serde_json::from_value::<VisitorToken>(serde_json::json!(format!(
+                    "{visitor:032x}"
+                )))
+                .expect("a token"),
                 network: Network::of(None),
                 first_seen: seen,
                 last_seen: seen,

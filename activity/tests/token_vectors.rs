@@ -20,10 +20,26 @@ const KEY: &str = "whocomes-test-key";
 
 /// "YYYY-MM-DD|ADDRESS" → first 32 hex characters of HMAC-SHA256.
 const VECTORS: &[(&str, &str, &str)] = &[
-    ("2026-11-29", "203.0.113.7", "427b10c93306f017ebfd47ee393e3944"),
-    ("2026-11-30", "203.0.113.7", "d37db0b1c42f5bc508b9e0c5b6165a02"),
-    ("2026-11-29", "2001:db8:85a3::", "2eef013d5a8b38037db08ab632ea1a40"),
-    ("2026-11-29", "198.51.100.23", "7fddda651df300a746e86ea9fbf8ed22"),
+    (
+        "2026-11-29",
+        "203.0.113.7",
+        "427b10c93306f017ebfd47ee393e3944",
+    ),
+    (
+        "2026-11-30",
+        "203.0.113.7",
+        "d37db0b1c42f5bc508b9e0c5b6165a02",
+    ),
+    (
+        "2026-11-29",
+        "2001:db8:85a3::",
+        "2eef013d5a8b38037db08ab632ea1a40",
+    ),
+    (
+        "2026-11-29",
+        "198.51.100.23",
+        "7fddda651df300a746e86ea9fbf8ed22",
+    ),
     ("2026-11-28", "x", "34bb2e103b9bd69c5b86b1e66b1c84fe"),
 ];
 
@@ -108,6 +124,10 @@ fn networks_of_every_form() {
         ("garbage", "x"),
     ];
     for (written, network) in cases {
-        assert_eq!(Network::of(parse_address(written)).as_str(), network, "{written}");
+        assert_eq!(
+            Network::of(parse_address(written)).as_str(),
+            network,
+            "{written}"
+        );
     }
 }

@@ -10,6 +10,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::counting::CountingArgs;
+
 /// whocomes: counts who visits a website, from the server, without naming anybody.
 #[derive(Debug, Parser)]
 #[command(name = "whocomes", version, args_conflicts_with_subcommands = true)]
@@ -38,6 +40,22 @@ impl Cli {
 pub enum Command {
     /// Serve the site (the default command).
     Serve(ServeArgs),
+    /// Read requests as JSON lines on stdin and write, for each, whether it
+    /// is counted, why, and the hit it would leave.
+    ///
+    /// Input, one per line: {"at": "2026-11-29T10:00:00Z", "peer": "203.0.113.7:5123",
+    /// "method": "GET", "target": "/path?query", "headers": {"user-agent": "…",
+    /// "referer": "…", "x-forwarded-for": "…"}}. `at` defaults to now and
+    /// `method` to GET. A line that cannot be read gets an error line with
+    /// its number, and the rest are still explained.
+    Explain(ExplainArgs),
+}
+
+/// How to explain requests: the same counting flags as `serve`.
+#[derive(Clone, Debug, Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub counting: CountingArgs,
 }
 
 /// How to serve the site.
@@ -63,6 +81,7 @@ mod tests {
             .into_command()
         {
             Command::Serve(args) => args,
+            Command::Explain(_) => panic!("expected serve"),
         }
     }
 
@@ -72,6 +91,37 @@ mod tests {
         let explicit = serve_args(&["whocomes", "serve", "--addr", "127.0.0.1:8080"]);
         assert_eq!(implicit.addr, explicit.addr);
         assert_eq!(implicit.addr.port(), 8080);
+    }
+
+    #[test]
+    fn explain_takes_the_counting_flags() {
+        let cli = Cli::try_parse_from([
+            "whocomes",
+            "explain",
+            "--key",
+            "k",
+            "--trusted-proxy",
+            "10.0.0.0/8,192.0.2.1",
+            "--trusted-proxy",
+            "::1",
+            "--store-name",
+            "eu-1",
+            "--own-address",
+            "none",
+        ])
+        .expect("arguments parse");
+        let Command::Explain(args) = cli.into_command() else {
+            panic!("expected explain")
+        };
+        assert_eq!(args.counting.trusted_proxies.len(), 3);
+        assert_eq!(args.counting.store_name.as_str(), "eu-1");
+        let rules = args.counting.rules().expect("valid rules");
+        assert!(!rules.config().loopback_is_self);
+
+        let bad = Cli::try_parse_from(["whocomes", "explain", "--trusted-proxy", "10.0.0.0/33"]);
+        assert!(bad.is_err());
+        let bad = Cli::try_parse_from(["whocomes", "explain", "--store-name", "Bad Name"]);
+        assert!(bad.is_err());
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! # server — the `whocomes` binary, as a library its tests can start
 //!
 //! - [`cli`] — flags and `WHOCOMES_*` variables;
+//! - [`counting`] — the counting flags, turned into an `activity::Counter`;
+//! - [`explain`] — `whocomes explain`: why each request counts as it does;
 //! - [`startup`] — [`Application::build`] binds the listener and assembles
 //!   the router; tests start the real app through it on port 0;
 //! - [`routes`] — which path goes to the Leptos app, the JSON API or a file;
@@ -9,6 +11,8 @@
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod counting;
+pub mod explain;
 pub mod routes;
 pub mod shutdown;
 pub mod startup;

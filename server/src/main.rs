@@ -33,5 +33,31 @@ async fn run(command: Command) -> anyhow::Result<()> {
             info!("stopped");
             Ok(())
         }
+        Command::Explain(args) => explain(args),
     }
+}
+
+fn explain(args: server::cli::ExplainArgs) -> anyhow::Result<()> {
+    let key = match args.counting.given_key()? {
+        Some(key) => key,
+        None => {
+            eprintln!("whocomes explain: no --key given; tokens are made with a throwaway key");
+            server::counting::random_key()?
+        }
+    };
+    let counter = args.counting.counter(key)?;
+    let summary = server::explain::explain(
+        std::io::stdin().lock(),
+        std::io::stdout().lock(),
+        &counter,
+        chrono::Utc::now(),
+    )?;
+    if summary.malformed > 0 {
+        anyhow::bail!(
+            "{} of {} lines could not be read (see their error lines)",
+            summary.malformed,
+            summary.malformed + summary.explained
+        );
+    }
+    Ok(())
 }

@@ -1,6 +1,7 @@
 //! Integration tests: the real site, started in-process on port 0 (and, for
 //! signals, the real binary). One test binary, modules by subject.
 
+mod explain;
 mod helpers;
 mod routes;
 mod signals;

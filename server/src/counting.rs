@@ -1,0 +1,136 @@
+//! The flags that decide how requests are counted, shared by every command
+//! that counts (`explain` now; `serve` and `import` as they arrive), and the
+//! [`Counter`] they build. One place turns flags into rules.
+
+use std::net::IpAddr;
+
+use activity::address::{ForwardedHeader, TrustedProxies};
+use activity::{Counter, Rules, RulesConfig, StoreName, VisitorKey};
+use anyhow::Context as _;
+use clap::Args;
+use ipnet::IpNet;
+
+/// How requests are counted: the key, the proxies, the site's own addresses
+/// and marks, and the store's name.
+#[derive(Clone, Debug, Args)]
+pub struct CountingArgs {
+    /// The site's secret key, as text (its UTF-8 bytes are the key). Sites
+    /// that share a key give the same visitor the same token within a day.
+    /// Never logged.
+    #[arg(long, env = "WHOCOMES_KEY", hide_env_values = true)]
+    pub key: Option<String>,
+
+    /// A proxy the site runs behind (an address or a CIDR range); repeat for
+    /// several, or separate them with commas. Only then is a forwarding
+    /// header believed, read from the right past these proxies.
+    #[arg(long = "trusted-proxy", env = "WHOCOMES_TRUSTED_PROXY", value_delimiter = ',', value_parser = parse_network)]
+    pub trusted_proxies: Vec<IpNet>,
+
+    /// The header the trusted proxies write the client's address into.
+    #[arg(long, env = "WHOCOMES_FORWARDED_HEADER", default_value = "x-forwarded-for", value_parser = parse_forwarded_header)]
+    pub forwarded_header: ForwardedHeader,
+
+    /// A user agent containing this is the site reading itself (monitors,
+    /// the site's own checks). Anybody can send it: it hides a visit from
+    /// the count and reaches nothing else.
+    #[arg(
+        long,
+        env = "WHOCOMES_SELF_READ_MARK",
+        default_value = "whocomes-SelfRead"
+    )]
+    pub self_read_mark: String,
+
+    /// An address or CIDR range that is the site itself (besides loopback);
+    /// repeatable. `none` means no address is the site's own, not even
+    /// loopback: for a local trial where your own visits should count as people.
+    #[arg(
+        long = "own-address",
+        env = "WHOCOMES_OWN_ADDRESS",
+        value_delimiter = ','
+    )]
+    pub own_addresses: Vec<String>,
+
+    /// The site's own host name (besides the request's Host): a referrer from
+    /// it is navigation inside the site. Repeatable.
+    #[arg(long = "site-host", env = "WHOCOMES_SITE_HOST", value_delimiter = ',')]
+    pub site_hosts: Vec<String>,
+
+    /// The name of the store the counted requests are kept in.
+    #[arg(long, env = "WHOCOMES_STORE_NAME", default_value = "sqlite", value_parser = parse_store_name)]
+    pub store_name: StoreName,
+}
+
+/// A CIDR range, or a single address (as /32 or /128).
+fn parse_network(text: &str) -> Result<IpNet, String> {
+    let text = text.trim();
+    text.parse::<IpNet>()
+        .or_else(|_| text.parse::<IpAddr>().map(IpNet::from))
+        .map_err(|_| "expected an address or a CIDR range like 10.0.0.0/8".to_owned())
+}
+
+fn parse_forwarded_header(text: &str) -> Result<ForwardedHeader, String> {
+    text.parse()
+}
+
+fn parse_store_name(text: &str) -> Result<StoreName, String> {
+    StoreName::parse(text).map_err(|error| error.to_string())
+}
+
+impl CountingArgs {
+    /// The rules these flags describe.
+    pub fn rules(&self) -> anyhow::Result<Rules> {
+        let mut config = RulesConfig {
+            self_read_mark: self.self_read_mark.clone(),
+            site_hosts: self
+                .site_hosts
+                .iter()
+                .map(|h| h.trim().to_ascii_lowercase())
+                .collect(),
+            ..RulesConfig::default()
+        };
+        let none = self
+            .own_addresses
+            .iter()
+            .any(|a| a.trim().eq_ignore_ascii_case("none"));
+        if none {
+            anyhow::ensure!(
+                self.own_addresses.len() == 1,
+                "--own-address none cannot be combined with addresses"
+            );
+            config.loopback_is_self = false;
+        } else {
+            config.own_addresses = self
+                .own_addresses
+                .iter()
+                .map(|a| parse_network(a).map_err(|e| anyhow::anyhow!("--own-address: {e}")))
+                .collect::<anyhow::Result<_>>()?;
+        }
+        Rules::new(config).context("the counting rules are not valid")
+    }
+
+    /// The key: the one given, or `None` when no key was given.
+    pub fn given_key(&self) -> anyhow::Result<Option<VisitorKey>> {
+        self.key
+            .as_deref()
+            .map(|text| VisitorKey::from_text(text).context("--key / WHOCOMES_KEY"))
+            .transpose()
+    }
+
+    /// The counter these flags describe, with `key`.
+    pub fn counter(&self, key: VisitorKey) -> anyhow::Result<Counter> {
+        let proxies = TrustedProxies::new(self.trusted_proxies.clone(), self.forwarded_header);
+        Ok(Counter::new(
+            self.rules()?,
+            key,
+            proxies,
+            self.store_name.clone(),
+        ))
+    }
+}
+
+/// A key nobody else has: 32 random bytes from the operating system.
+pub fn random_key() -> anyhow::Result<VisitorKey> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|error| anyhow::anyhow!("no random bytes: {error}"))?;
+    Ok(VisitorKey::from_bytes(bytes.to_vec())?)
+}

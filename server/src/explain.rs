@@ -1,0 +1,288 @@
+//! `whocomes explain`: one JSON request per input line in, one JSON decision
+//! per line out, through exactly the rules `serve` applies. The tool an
+//! operator uses to ask "why was this counted as a bot?".
+//!
+//! Input line: `{"at": RFC 3339, "peer": "ip[:port]", "method": "GET",
+//! "target": "/path?query", "headers": {"user-agent": "…", …}}` (`at`
+//! defaults to now, `method` to GET; a header may be a string or a list of
+//! strings). Output line: `{"line", "counted", "as", "reason", "kind",
+//! "page_load", "hit"}`, or `{"line", "error"}` for a line that cannot be
+//! read — which never echoes the line's content, and never stops the run.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+
+use activity::address::parse_address;
+use activity::{Counted, Counter, Hit, Kind, RequestView};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// One request, as `explain` reads it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Input {
+    at: Option<DateTime<Utc>>,
+    peer: String,
+    #[serde(default = "get")]
+    method: String,
+    target: String,
+    #[serde(default)]
+    headers: BTreeMap<String, HeaderValue>,
+}
+
+fn get() -> String {
+    "GET".to_owned()
+}
+
+/// A header given once (a string) or several times (a list).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum HeaderValue {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// One decision, as `explain` writes it.
+#[derive(Debug, Serialize)]
+struct Explained<'a> {
+    line: usize,
+    counted: bool,
+    #[serde(rename = "as")]
+    counted_as: Option<&'static str>,
+    reason: String,
+    kind: Kind,
+    page_load: bool,
+    hit: Option<&'a Hit>,
+}
+
+/// A line that could not be read.
+#[derive(Debug, Serialize)]
+struct Malformed {
+    line: usize,
+    error: String,
+}
+
+/// What a run of `explain` saw.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Requests explained.
+    pub explained: usize,
+    /// Lines that could not be read (each got an error line).
+    pub malformed: usize,
+}
+
+/// Explains every line of `input` onto `output`. Blank lines are skipped;
+/// a malformed line gets an error line and the run goes on. Only writing
+/// the output can fail.
+pub fn explain(
+    input: impl BufRead,
+    mut output: impl Write,
+    counter: &Counter,
+    now: DateTime<Utc>,
+) -> std::io::Result<Summary> {
+    let mut summary = Summary::default();
+    for (index, line) in input.split(b'\n').enumerate() {
+        let number = index + 1;
+        let line = line?;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let written = match explain_line(&line, number, counter, now) {
+            Ok(json) => {
+                summary.explained += 1;
+                json
+            }
+            Err(error) => {
+                summary.malformed += 1;
+                serde_json::to_string(&Malformed {
+                    line: number,
+                    error,
+                })?
+            }
+        };
+        writeln!(output, "{written}")?;
+    }
+    output.flush()?;
+    Ok(summary)
+}
+
+fn explain_line(
+    line: &[u8],
+    number: usize,
+    counter: &Counter,
+    now: DateTime<Utc>,
+) -> Result<String, String> {
+    let input: Input = serde_json::from_slice(line).map_err(|error| describe(&error))?;
+    let peer = parse_address(&input.peer)
+        .ok_or_else(|| "\"peer\" is not an address (ip or ip:port)".to_owned())?;
+    let headers = lowercase_names(input.headers);
+    let one = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|values| values.first())
+            .map(String::as_str)
+    };
+    let all = |name: &str| {
+        headers
+            .get(name)
+            .map(|values| values.iter().map(String::as_str).collect())
+            .unwrap_or_default()
+    };
+    let request = RequestView {
+        method: &input.method,
+        target: input.target.as_bytes(),
+        user_agent: one("user-agent"),
+        referer: one("referer"),
+        accept: one("accept"),
+        sec_fetch_dest: one("sec-fetch-dest"),
+        host: one("host"),
+        x_forwarded_for: all("x-forwarded-for"),
+        forwarded: all("forwarded"),
+    };
+    let decision = counter.count(&request, Some(peer), input.at.unwrap_or(now));
+    let (counted, counted_as, reason) = match &decision.counted {
+        Counted::Not(skip) => (false, None, format!("not counted: {skip}")),
+        Counted::Page => (true, Some("page"), decision.reason.to_string()),
+        Counted::Api => (true, Some("api"), decision.reason.to_string()),
+    };
+    let explained = Explained {
+        line: number,
+        counted,
+        counted_as,
+        reason,
+        kind: decision.reason.kind(),
+        page_load: decision.page_load,
+        hit: decision.hit.as_ref(),
+    };
+    serde_json::to_string(&explained).map_err(|error| format!("cannot write the decision: {error}"))
+}
+
+/// Header names are case-insensitive: merge them lowercased.
+fn lowercase_names(headers: BTreeMap<String, HeaderValue>) -> BTreeMap<String, Vec<String>> {
+    let mut merged: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (name, value) in headers {
+        let values = merged.entry(name.to_ascii_lowercase()).or_default();
+        match value {
+            HeaderValue::One(one) => values.push(one),
+            HeaderValue::Many(many) => values.extend(many),
+        }
+    }
+    merged
+}
+
+/// A JSON error in words that never quote the line's content.
+fn describe(error: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    let column = error.column();
+    match error.classify() {
+        Category::Syntax => format!("not valid JSON (column {column})"),
+        Category::Eof => "the JSON ends too early".to_owned(),
+        Category::Io => "the line could not be read".to_owned(),
+        Category::Data => {
+            let message = error.to_string();
+            // serde's "missing field `x`" and "unknown field `x`" name only our fields.
+            if message.starts_with("missing field") {
+                message
+                    .split(" at line")
+                    .next()
+                    .unwrap_or("a field is missing")
+                    .to_owned()
+            } else if message.starts_with("unknown field") {
+                let field = message.split('`').nth(1).unwrap_or("?");
+                format!("unknown field `{field}` (expected at, peer, method, target, headers)")
+            } else {
+                format!(
+                    "a field has the wrong type or value (column {column}); at is RFC 3339, headers are strings"
+                )
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use activity::address::TrustedProxies;
+    use activity::{Rules, StoreName, VisitorKey};
+
+    fn counter() -> Counter {
+        Counter::new(
+            Rules::default(),
+            VisitorKey::from_text("explain-test").expect("a key"),
+            TrustedProxies::default(),
+            StoreName::parse("sqlite").expect("a name"),
+        )
+    }
+
+    fn run(input: &str) -> (Vec<serde_json::Value>, Summary) {
+        let mut out = Vec::new();
+        let now = "2026-11-29T12:00:00Z".parse().expect("a time");
+        let summary = explain(input.as_bytes(), &mut out, &counter(), now).expect("runs");
+        let lines = String::from_utf8(out)
+            .expect("UTF-8")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("each output line is JSON"))
+            .collect();
+        (lines, summary)
+    }
+
+    #[test]
+    fn decisions_and_errors_line_by_line() {
+        let input = concat!(
+            r#"{"at":"2026-11-29T10:00:00Z","peer":"203.0.113.7:5123","target":"/style.css"}"#,
+            "\n",
+            "\n",
+            r#"{"peer":"203.0.113.7","target":"/","headers":{"User-Agent":"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"}}"#,
+            "\n",
+            "{not json\n",
+            r#"{"peer":"nobody","target":"/"}"#,
+            "\n",
+            r#"{"peer":"127.0.0.1","target":"/about?x=1","headers":{"user-agent":"Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0"}}"#,
+            "\n",
+            r#"{"peer":"203.0.113.7","target":"/","secret":"zzLEAK"}"#,
+            "\n",
+            r#"{"peer":"203.0.113.7"}"#,
+            "\n",
+        );
+        let (lines, summary) = run(input);
+        assert_eq!(
+            summary,
+            Summary {
+                explained: 3,
+                malformed: 4
+            }
+        );
+        assert_eq!(lines.len(), 7);
+
+        assert_eq!(lines[0]["line"], 1);
+        assert_eq!(lines[0]["counted"], false);
+        assert_eq!(lines[0]["reason"], "not counted: asset (.css)");
+
+        assert_eq!(lines[1]["line"], 3);
+        assert_eq!(lines[1]["as"], "page");
+        assert_eq!(lines[1]["kind"], "bot");
+        assert_eq!(lines[1]["reason"], "bot: user agent matches 'bot'");
+        assert_eq!(lines[1]["hit"]["network"], "203.0.113.x");
+
+        assert_eq!(lines[2]["line"], 4);
+        assert!(
+            lines[2]["error"]
+                .as_str()
+                .expect("an error")
+                .contains("not valid JSON")
+        );
+        assert_eq!(
+            lines[3]["error"],
+            "\"peer\" is not an address (ip or ip:port)"
+        );
+
+        assert_eq!(lines[4]["kind"], "self-read");
+        assert_eq!(lines[4]["reason"], "self-read: loopback");
+        assert_eq!(lines[4]["hit"]["path"], "/about");
+
+        let unknown = lines[5]["error"].as_str().expect("an error");
+        assert!(unknown.contains("unknown field `secret`"), "{unknown}");
+        assert!(!unknown.contains("zzLEAK"));
+        assert_eq!(lines[6]["error"], "missing field `target`");
+    }
+}

@@ -1,0 +1,109 @@
+//! `whocomes explain` end to end: the real binary, JSON lines in and out.
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+/// Runs `whocomes explain ARGS` with `input` on stdin.
+fn explain(args: &[&str], input: &str) -> (Vec<serde_json::Value>, String, bool) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_whocomes"))
+        .arg("explain")
+        .args(args)
+        .env_remove("WHOCOMES_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(input.as_bytes())
+        .expect("input written");
+    let output = child.wait_with_output().expect("the binary finishes");
+    let lines = String::from_utf8(output.stdout)
+        .expect("UTF-8 output")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("every output line is JSON"))
+        .collect();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (lines, stderr, output.status.success())
+}
+
+const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+
+#[test]
+fn explains_tokens_kinds_and_sources_with_the_given_key() {
+    let input = [
+        // Expected token from Python's hmac (see activity/tests/token_vectors.rs).
+        format!(r#"{{"at":"2026-11-29T23:59:59.999Z","peer":"203.0.113.7:443","target":"/resume?ref=LinkedIn-Post&utm_medium=x","headers":{{"user-agent":"{BROWSER}","sec-fetch-dest":"document","referer":"https://www.linkedin.com/feed/"}}}}"#),
+        // A spoofed X-Forwarded-For without trusted proxies is not believed.
+        format!(r#"{{"at":"2026-11-29T08:00:00Z","peer":"203.0.113.7","target":"/wp-login.php","headers":{{"user-agent":"{BROWSER}","x-forwarded-for":"198.51.100.99"}}}}"#),
+        r#"{"at":"2026-11-29T08:00:00Z","peer":"203.0.113.7","method":"OPTIONS","target":"/api/inventory"}"#.to_owned(),
+        "garbage".to_owned(),
+    ]
+    .join("\n");
+    let (lines, stderr, success) = explain(&["--key", "whocomes-test-key"], &input);
+    assert!(!success, "a malformed line makes the run fail at the end");
+    assert!(
+        stderr.contains("1 of 4 lines could not be read"),
+        "{stderr}"
+    );
+    assert_eq!(lines.len(), 4);
+
+    let page = &lines[0];
+    assert_eq!(page["counted"], true);
+    assert_eq!(page["page_load"], true);
+    assert_eq!(page["reason"], "person");
+    assert_eq!(page["hit"]["visitor"], "427b10c93306f017ebfd47ee393e3944");
+    assert_eq!(page["hit"]["path"], "/resume");
+    assert_eq!(page["hit"]["source"], "tag:linkedin-post");
+    assert_eq!(page["hit"]["store"], "sqlite");
+
+    let probe = &lines[1];
+    assert_eq!(probe["reason"], "bot: probe path /wp-login.php");
+    assert_eq!(probe["hit"]["network"], "203.0.113.x");
+    assert_eq!(probe["hit"]["source"], serde_json::Value::Null);
+
+    assert_eq!(lines[2]["reason"], "not counted: CORS preflight (OPTIONS)");
+    assert_eq!(lines[3]["line"], 4);
+    assert!(
+        lines[3]["error"]
+            .as_str()
+            .expect("an error")
+            .contains("not valid JSON")
+    );
+}
+
+#[test]
+fn trusted_proxies_and_store_names_are_applied() {
+    let input = format!(
+        r#"{{"at":"2026-11-29T12:00:00Z","peer":"10.0.0.2","target":"/","headers":{{"user-agent":"{BROWSER}","x-forwarded-for":["6.6.6.6, 203.0.113.7","10.0.0.9"]}}}}"#
+    );
+    let args = [
+        "--key",
+        "whocomes-test-key",
+        "--trusted-proxy",
+        "10.0.0.0/8",
+        "--store-name",
+        "eu-1",
+    ];
+    let (lines, stderr, success) = explain(&args, &input);
+    assert!(success, "{stderr}");
+    let hit = &lines[0]["hit"];
+    assert_eq!(hit["visitor"], "427b10c93306f017ebfd47ee393e3944");
+    assert_eq!(hit["store"], "eu-1");
+}
+
+#[test]
+fn without_a_key_it_says_tokens_are_throwaway() {
+    let input = r#"{"peer":"203.0.113.7","target":"/"}"#;
+    let (lines, stderr, success) = explain(&[], input);
+    assert!(success);
+    assert!(stderr.contains("throwaway key"), "{stderr}");
+    assert_eq!(lines[0]["reason"], "bot: no user agent");
+    assert_ne!(
+        lines[0]["hit"]["visitor"],
+        "427b10c93306f017ebfd47ee393e3944"
+    );
+}
