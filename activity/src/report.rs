@@ -271,3 +271,157 @@ pub fn top_paths<'a>(hours: impl IntoIterator<Item = &'a HourRow>, limit: usize)
     totals.truncate(limit);
     totals
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::address::Network;
+    use crate::rows::{PathCount, SourceCount};
+    use chrono::{TimeZone, Utc};
+
+    fn token(n: u8) -> VisitorToken {
+        serde_json::from_value(serde_json::json!(format!("{n:032x}"))).expect("a token")
+    }
+
+    fn row(
+        store: &str,
+        day: u32,
+        visitor: u8,
+        counts: (u64, u64, u64),
+        paths: &[&str],
+        sources: &[&str],
+    ) -> VisitorDay {
+        let (people, bots, own) = counts;
+        let day = NaiveDate::from_ymd_opt(2026, 11, day).expect("a day");
+        let seen = Utc.from_utc_datetime(&day.and_hms_opt(9, 0, 0).expect("a time"));
+        VisitorDay {
+            store: StoreName::parse(store).expect("a name"),
+            day,
+            visitor: token(visitor),
+            network: Network::of(None),
+            first_seen: seen,
+            last_seen: seen,
+            requests: people + bots + own,
+            bots,
+            self_reads: own,
+            top_paths: paths
+                .iter()
+                .map(|p| PathCount {
+                    path: (*p).to_owned(),
+                    requests: 1,
+                })
+                .collect(),
+            sources: sources
+                .iter()
+                .map(|s| SourceCount {
+                    source: Source::try_from((*s).to_owned()).expect("a source"),
+                    page_loads: 1,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_visitor_day_is_exactly_one_kind() {
+        assert_eq!(visitor_kind(3, 1, 1), VisitorKind::People);
+        assert_eq!(visitor_kind(2, 1, 1), VisitorKind::ScannersAndCrawlers);
+        assert_eq!(visitor_kind(2, 0, 2), VisitorKind::OwnReads);
+        assert_eq!(visitor_kind(0, 0, 0), VisitorKind::OwnReads);
+    }
+
+    #[test]
+    fn one_token_on_two_stores_is_one_visitor() {
+        let rows = [
+            row("sqlite", 1, 1, (0, 2, 0), &["/"], &[]),
+            row("postgres", 1, 1, (1, 0, 0), &["/about"], &[]),
+            row("sqlite", 2, 1, (0, 0, 1), &["/"], &[]),
+        ];
+        let merged = merge_visitors(&rows);
+        assert_eq!(merged.len(), 2);
+        assert_eq!(merged[0].stores.len(), 2);
+        assert_eq!(
+            merged[0].kind(),
+            VisitorKind::People,
+            "a person request on either store"
+        );
+        let days = daily_kinds(&merged);
+        let first = days[&NaiveDate::from_ymd_opt(2026, 11, 1).expect("a day")];
+        assert_eq!((first.people, first.scanners, first.own_reads), (1, 0, 0));
+    }
+
+    #[test]
+    fn the_funnel_counts_people_visitor_days_per_step() {
+        let rows = [
+            row(
+                "sqlite",
+                1,
+                1,
+                (3, 0, 0),
+                &["/", "/inventory", "/resume.pdf"],
+                &[],
+            ),
+            row("sqlite", 1, 2, (2, 0, 0), &["/", "/about"], &[]),
+            row("sqlite", 1, 3, (1, 0, 0), &["/"], &[]),
+            row("sqlite", 1, 4, (0, 5, 0), &["/", "/resume"], &[]),
+        ];
+        let steps = funnel(&merge_visitors(&rows), &default_funnel());
+        let counts: Vec<u64> = steps.iter().map(|step| step.visitors).collect();
+        assert_eq!(counts, [3, 1, 1, 1]);
+        assert!((steps[3].share_of_first - 1.0 / 3.0).abs() < 1e-9);
+        assert_eq!(funnel(&[], &default_funnel())[0].share_of_first, 0.0);
+    }
+
+    #[test]
+    fn sources_are_grouped_with_tags_broken_out() {
+        let rows = [
+            row(
+                "sqlite",
+                1,
+                1,
+                (1, 0, 0),
+                &["/"],
+                &["www.linkedin.com", "tag:resume"],
+            ),
+            row("sqlite", 1, 2, (1, 0, 0), &["/"], &["tag:resume"]),
+            row("sqlite", 1, 3, (1, 0, 0), &["/"], &[]),
+            row("sqlite", 1, 4, (0, 1, 0), &["/"], &["www.google.com"]),
+        ];
+        let report = source_groups(&merge_visitors(&rows));
+        assert_eq!(report.groups[&SourceGroup::LinkedIn], 1);
+        assert_eq!(report.groups[&SourceGroup::Tagged], 2);
+        assert_eq!(report.groups[&SourceGroup::Typed], 1);
+        assert!(
+            !report.groups.contains_key(&SourceGroup::Search),
+            "bots are not readers"
+        );
+        assert_eq!(report.tags["resume"], 2);
+    }
+
+    #[test]
+    fn top_paths_sum_hours_and_stores() {
+        let hour = |store: &str, path: &str, requests, bots, own| HourRow {
+            store: StoreName::parse(store).expect("a name"),
+            hour: Utc
+                .with_ymd_and_hms(2026, 11, 1, 9, 0, 0)
+                .single()
+                .expect("a time"),
+            path: path.to_owned(),
+            requests,
+            bots,
+            self_reads: own,
+        };
+        let rows = [
+            hour("sqlite", "/", 5, 1, 1),
+            hour("postgres", "/", 4, 0, 0),
+            hour("sqlite", "/about", 9, 9, 0),
+            hour("sqlite", "/resume", 1, 0, 0),
+        ];
+        let top = top_paths(&rows, 2);
+        assert_eq!(top.len(), 2);
+        assert_eq!(
+            (top[0].path.as_str(), top[0].requests, top[0].people),
+            ("/", 9, 7)
+        );
+        assert_eq!((top[1].path.as_str(), top[1].bots), ("/about", 9));
+    }
+}
