@@ -10,7 +10,7 @@
 //! (`Mozilla/5.0 (compatible; Attracta)`). Real browsers, old phones
 //! included, have neither shape.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
 use crate::rules::RulesError;
 
@@ -129,6 +129,9 @@ fn case_insensitive<S: AsRef<[u8]>>(words: &[S]) -> Result<AhoCorasick, RulesErr
     AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
         .match_kind(MatchKind::LeftmostLongest)
+        // A full DFA: one table lookup per byte; the word list is small
+        // enough for its table to stay in cache.
+        .kind(Some(AhoCorasickKind::DFA))
         .build(words)
         .map_err(|error| RulesError::Patterns(error.to_string()))
 }

@@ -1,0 +1,66 @@
+//! What counting costs on the request path: the bot check alone, and the
+//! whole decision (path, address, classification, token, source).
+//!
+//! `cargo bench -p activity --bench classify` (results in docs/BENCHMARKS.md).
+
+use std::hint::black_box;
+
+use activity::address::TrustedProxies;
+use activity::bots::BotPatterns;
+use activity::{Counter, RequestView, Rules, StoreName, VisitorKey};
+use criterion::{Criterion, criterion_group, criterion_main};
+
+const CHROME: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+const IPHONE: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1";
+const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+
+fn bots(c: &mut Criterion) {
+    let patterns = BotPatterns::new(BotPatterns::default_words()).expect("compiles");
+    let mut group = c.benchmark_group("bot check");
+    for (name, agent) in [
+        ("chrome desktop", CHROME),
+        ("safari iphone", IPHONE),
+        ("googlebot", GOOGLEBOT),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| patterns.find(black_box(agent)).is_some())
+        });
+    }
+    group.finish();
+}
+
+fn decision(c: &mut Criterion) {
+    let counter = Counter::new(
+        Rules::default(),
+        VisitorKey::from_bytes(vec![7; 32]).expect("a key"),
+        TrustedProxies::default(),
+        StoreName::parse("sqlite").expect("a name"),
+    );
+    let page = RequestView {
+        method: "GET",
+        target: b"/resume?ref=linkedin",
+        user_agent: Some(CHROME),
+        referer: Some("https://www.linkedin.com/feed/"),
+        accept: Some("text/html,application/xhtml+xml"),
+        sec_fetch_dest: Some("document"),
+        host: Some("example.com"),
+        ..RequestView::default()
+    };
+    let asset = RequestView {
+        target: b"/pkg/whocomes.wasm",
+        ..page.clone()
+    };
+    let peer = "203.0.113.7".parse().ok();
+    let at = chrono::DateTime::from_timestamp(1_795_000_000, 0).expect("a time");
+    let mut group = c.benchmark_group("whole decision");
+    group.bench_function("page load from a browser", |b| {
+        b.iter(|| counter.count(black_box(&page), peer, at))
+    });
+    group.bench_function("asset (not counted)", |b| {
+        b.iter(|| counter.count(black_box(&asset), peer, at))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bots, decision);
+criterion_main!(benches);
