@@ -4,6 +4,7 @@
 use percent_encoding::percent_decode;
 use serde::{Deserialize, Serialize};
 
+use crate::address::{Network, parse_address};
 use crate::rules::Rules;
 
 /// The longest tag kept, in characters.
@@ -122,11 +123,16 @@ fn decode(raw: &[u8]) -> String {
 }
 
 /// The host of a `Referer` URL, lowercased, without a trailing dot; `None`
-/// when the referrer is not an absolute URL with a host.
+/// when the referrer is not an absolute URL with a host. A host that is an
+/// IP address is cut to its network, like any address whocomes sees: it
+/// may be somebody's own machine.
 pub fn referrer_host(referer: &str) -> Option<String> {
     let uri: http::Uri = referer.trim().parse().ok()?;
     uri.scheme()?;
     let host = uri.host()?.trim_end_matches('.').to_ascii_lowercase();
+    if let Some(ip) = parse_address(&host) {
+        return Some(Network::of(Some(ip)).to_string());
+    }
     is_host(&host).then_some(host)
 }
 
@@ -242,6 +248,10 @@ mod tests {
         );
         assert_eq!(got.as_deref(), Some("news.ycombinator.com"));
         assert_eq!(source("", Some("not a url"), None), None);
+        let got = source("", Some("http://203.0.113.7:8080/x"), None);
+        assert_eq!(got.as_deref(), Some("203.0.113.x"));
+        let got = source("", Some("http://[2001:db8:85a3::7334]/x"), None);
+        assert_eq!(got.as_deref(), Some("2001:db8:85a3:x"));
         assert_eq!(source("", Some("/relative/path"), None), None);
         assert_eq!(source("", Some(""), None), None);
     }

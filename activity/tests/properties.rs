@@ -65,6 +65,7 @@ proptest! {
         agent_marker in "[0-9]{6,12}",
         referrer in "[a-z]{1,12}",
         behind_proxy in any::<bool>(),
+        referrer_is_the_address in any::<bool>(),
         when in at(),
     ) {
         let query = format!("q=zzQUERY{query_marker}&ref=zzTAG&email=jane%40example.com");
@@ -74,6 +75,11 @@ proptest! {
         let written = match ip {
             IpAddr::V4(v4) => format!("{v4}:{port}"),
             IpAddr::V6(v6) => format!("[{v6}]:{port}"),
+        };
+        let referer = if referrer_is_the_address {
+            format!("http://{written}/some/path?secret=zzQUERY{query_marker}")
+        } else {
+            referer
         };
         let forwarded = [written.as_str()];
         let (proxies, peer) = if behind_proxy {
