@@ -66,9 +66,11 @@ proptest! {
         referrer in "[a-z]{1,12}",
         behind_proxy in any::<bool>(),
         referrer_is_the_address in any::<bool>(),
+        with_tag in any::<bool>(),
         when in at(),
     ) {
-        let query = format!("q=zzQUERY{query_marker}&ref=zzTAG&email=jane%40example.com");
+        let tag = if with_tag { "&ref=zzTAG" } else { "" };
+        let query = format!("q=zzQUERY{query_marker}{tag}&email=jane%40example.com");
         let target = format!("{path}?{query}#frag");
         let agent = format!("Mozilla/5.0 (X11; Linux x86_64) zzAGENT{agent_marker}");
         let referer = format!("https://{referrer}.example/some/path?secret=zzQUERY{query_marker}");
