@@ -101,22 +101,27 @@ pub struct Decision {
     pub counted: Counted,
     /// Whether it was a top-level document load.
     pub page_load: bool,
-    /// Its kind and why.
-    pub reason: KindReason,
+    /// Its kind and why; `None` when it is not counted (the kind of a
+    /// request that is not counted is never decided, which keeps assets cheap).
+    pub reason: Option<KindReason>,
     /// The record kept, if counted.
     pub hit: Option<Hit>,
 }
 
 impl Decision {
-    /// The decision in one line of words: `not counted: asset (.css)`,
-    /// `counted page; bot: user agent matches 'googlebot'`, …
-    pub fn summary(&self) -> String {
-        match &self.counted {
-            Counted::Not(skip) => format!("not counted: {skip}"),
-            Counted::Page if self.page_load => format!("counted page load; {}", self.reason),
-            Counted::Page => format!("counted page; {}", self.reason),
-            Counted::Api => format!("counted API request; {}", self.reason),
+    /// Why, in words an operator can check: `not counted: asset (.css)`,
+    /// `bot: user agent matches 'bot'`, `self-read: loopback`, `person`.
+    pub fn why(&self) -> String {
+        match (&self.counted, &self.reason) {
+            (Counted::Not(skip), _) => format!("not counted: {skip}"),
+            (_, Some(reason)) => reason.to_string(),
+            (_, None) => "counted".to_owned(),
         }
+    }
+
+    /// The request's kind, when it is counted.
+    pub fn kind(&self) -> Option<Kind> {
+        self.reason.as_ref().map(KindReason::kind)
     }
 }
 
@@ -170,36 +175,41 @@ impl Counter {
         at: DateTime<Utc>,
     ) -> Decision {
         let path = clean_path(request.target);
-        let client = self.client_address(request, peer);
         let counted = counted(request.method, &path, &self.rules);
+        if let Counted::Not(_) = counted {
+            return Decision {
+                counted,
+                page_load: false,
+                reason: None,
+                hit: None,
+            };
+        }
         let page_load = is_page_load(&counted, request);
+        let client = self.client_address(request, peer);
         let reason = kind_of(&path, request.user_agent, client, &self.rules);
-        let hit = match counted {
-            Counted::Not(_) => None,
-            Counted::Page | Counted::Api => Some(Hit {
-                at,
-                visitor: visitor_token(&self.key, at.date_naive(), client),
-                network: Network::of(client),
-                source: page_load
-                    .then(|| {
-                        source_of(
-                            query_of(request.target),
-                            request.referer,
-                            request.host,
-                            &self.rules,
-                        )
-                    })
-                    .flatten(),
-                path,
-                store: self.store.clone(),
-                kind: reason.kind(),
-            }),
+        let hit = Hit {
+            at,
+            visitor: visitor_token(&self.key, at.date_naive(), client),
+            network: Network::of(client),
+            source: page_load
+                .then(|| {
+                    source_of(
+                        query_of(request.target),
+                        request.referer,
+                        request.host,
+                        &self.rules,
+                    )
+                })
+                .flatten(),
+            path,
+            store: self.store.clone(),
+            kind: reason.kind(),
         };
         Decision {
             counted,
             page_load,
-            reason,
-            hit,
+            reason: Some(reason),
+            hit: Some(hit),
         }
     }
 }

@@ -6,7 +6,7 @@
 //! "target": "/path?query", "headers": {"user-agent": "…", …}}` (`at`
 //! defaults to now, `method` to GET; a header may be a string or a list of
 //! strings). Output line: `{"line", "counted", "as", "reason", "kind",
-//! "page_load", "hit"}`, or `{"line", "error"}` for a line that cannot be
+//! "page_load", "hit"}` (`kind` and `hit` are null when not counted), or `{"line", "error"}` for a line that cannot be
 //! read — which never echoes the line's content, and never stops the run.
 
 use std::collections::BTreeMap;
@@ -50,7 +50,7 @@ struct Explained<'a> {
     #[serde(rename = "as")]
     counted_as: Option<&'static str>,
     reason: String,
-    kind: Kind,
+    kind: Option<Kind>,
     page_load: bool,
     hit: Option<&'a Hit>,
 }
@@ -140,17 +140,17 @@ fn explain_line(
         forwarded: all("forwarded"),
     };
     let decision = counter.count(&request, Some(peer), input.at.unwrap_or(now));
-    let (counted, counted_as, reason) = match &decision.counted {
-        Counted::Not(skip) => (false, None, format!("not counted: {skip}")),
-        Counted::Page => (true, Some("page"), decision.reason.to_string()),
-        Counted::Api => (true, Some("api"), decision.reason.to_string()),
+    let counted_as = match decision.counted {
+        Counted::Not(_) => None,
+        Counted::Page => Some("page"),
+        Counted::Api => Some("api"),
     };
     let explained = Explained {
         line: number,
-        counted,
+        counted: counted_as.is_some(),
         counted_as,
-        reason,
-        kind: decision.reason.kind(),
+        reason: decision.why(),
+        kind: decision.kind(),
         page_load: decision.page_load,
         hit: decision.hit.as_ref(),
     };
