@@ -17,8 +17,11 @@ use sha2::Sha256;
 use crate::address::canonical;
 
 /// The site's secret key. Its `Debug` output never shows the bytes.
+///
+/// Kept as the HMAC state after the key has been absorbed, so making a token
+/// does not hash the key again for every request.
 #[derive(Clone)]
-pub struct VisitorKey(Vec<u8>);
+pub struct VisitorKey(Hmac<Sha256>);
 
 /// Why a key was refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -39,7 +42,9 @@ impl VisitorKey {
         if bytes.is_empty() {
             return Err(KeyError::Empty);
         }
-        Ok(Self(bytes))
+        // HMAC accepts a key of any length: this cannot fail.
+        let mac = <Hmac<Sha256> as Mac>::new_from_slice(&bytes).map_err(|_| KeyError::Empty)?;
+        Ok(Self(mac))
     }
 }
 
@@ -85,10 +90,7 @@ pub fn token_address(ip: Option<IpAddr>) -> String {
 
 /// The visitor token of `ip` on `day` under `key`.
 pub fn visitor_token(key: &VisitorKey, day: NaiveDate, ip: Option<IpAddr>) -> VisitorToken {
-    // HMAC accepts a key of any length: this cannot fail.
-    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&key.0) else {
-        unreachable!("HMAC takes keys of any length")
-    };
+    let mut mac = key.0.clone();
     mac.update(day.format("%Y-%m-%d").to_string().as_bytes());
     mac.update(b"|");
     mac.update(token_address(ip).as_bytes());
