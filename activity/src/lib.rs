@@ -24,12 +24,14 @@
 pub mod address;
 pub mod bots;
 pub mod classify;
+pub mod contract;
 pub mod hit;
 pub mod path;
 pub mod report;
 pub mod rows;
 pub mod rules;
 pub mod source;
+pub mod store;
 pub mod token;
 
 pub use classify::{Counted, Kind, KindReason, RequestView, Skip};

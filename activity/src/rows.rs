@@ -4,13 +4,15 @@
 //! visitor-day. A visitor-day row holds a token and a network, never an
 //! address; its paths and sources are the same cleaned values a hit carries.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::address::Network;
-use crate::hit::StoreName;
+use crate::classify::Kind;
+use crate::hit::{Hit, StoreName};
 use crate::source::Source;
 use crate::token::VisitorToken;
 
@@ -105,4 +107,208 @@ pub struct Cost {
     pub time: Duration,
     /// What the engine bills in, when it bills (e.g. `(1200, "read units")`).
     pub units: Option<(u64, String)>,
+}
+
+/// A batch of hits folded into the rows a store keeps: what one write adds.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Batch {
+    /// Per store, hour and path: the requests to add.
+    pub hours: Vec<HourRow>,
+    /// Per store, day and token: the requests, paths and sources to add
+    /// (every path of the batch; a store keeps them all and reads the top ones).
+    pub visitors: Vec<VisitorDay>,
+    /// How many hits the batch holds.
+    pub hits: u64,
+}
+
+impl Batch {
+    /// Folds hits into rows. The order of the hits does not matter.
+    pub fn fold<'a>(hits: impl IntoIterator<Item = &'a Hit>) -> Self {
+        let mut hours: BTreeMap<(StoreName, DateTime<Utc>, String), HourRow> = BTreeMap::new();
+        let mut visitors: BTreeMap<(StoreName, NaiveDate, VisitorToken), VisitorFold> =
+            BTreeMap::new();
+        let mut count = 0;
+        for hit in hits {
+            count += 1;
+            let (bot, own) = match hit.kind {
+                Kind::Person => (0, 0),
+                Kind::Bot => (1, 0),
+                Kind::SelfRead => (0, 1),
+            };
+            let hour = hour_of(hit.at);
+            let row = hours
+                .entry((hit.store.clone(), hour, hit.path.clone()))
+                .or_insert_with(|| HourRow {
+                    store: hit.store.clone(),
+                    hour,
+                    path: hit.path.clone(),
+                    requests: 0,
+                    bots: 0,
+                    self_reads: 0,
+                });
+            row.requests += 1;
+            row.bots += bot;
+            row.self_reads += own;
+
+            let day = hit.at.date_naive();
+            let visitor = visitors
+                .entry((hit.store.clone(), day, hit.visitor.clone()))
+                .or_insert_with(|| VisitorFold::new(hit));
+            visitor.add(hit, bot, own);
+        }
+        Self {
+            hours: hours.into_values().collect(),
+            visitors: visitors.into_values().map(VisitorFold::finish).collect(),
+            hits: count,
+        }
+    }
+
+    /// Whether the batch adds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.hits == 0
+    }
+
+    /// This batch and a later one as one batch (for retrying a failed write
+    /// together with what arrived meanwhile).
+    pub fn merge(self, later: Batch) -> Batch {
+        let mut hours: BTreeMap<(StoreName, DateTime<Utc>, String), HourRow> = BTreeMap::new();
+        for row in self.hours.into_iter().chain(later.hours) {
+            let key = (row.store.clone(), row.hour, row.path.clone());
+            match hours.get_mut(&key) {
+                Some(kept) => {
+                    kept.requests += row.requests;
+                    kept.bots += row.bots;
+                    kept.self_reads += row.self_reads;
+                }
+                None => {
+                    hours.insert(key, row);
+                }
+            }
+        }
+        let mut visitors: BTreeMap<(StoreName, NaiveDate, VisitorToken), VisitorDay> =
+            BTreeMap::new();
+        for row in self.visitors.into_iter().chain(later.visitors) {
+            let key = (row.store.clone(), row.day, row.visitor.clone());
+            match visitors.get_mut(&key) {
+                Some(kept) => kept.absorb(row),
+                None => {
+                    visitors.insert(key, row);
+                }
+            }
+        }
+        Batch {
+            hours: hours.into_values().collect(),
+            visitors: visitors.into_values().collect(),
+            hits: self.hits + later.hits,
+        }
+    }
+}
+
+impl VisitorDay {
+    /// Adds a later row of the same store, day and token into this one.
+    pub fn absorb(&mut self, later: VisitorDay) {
+        if later.last_seen >= self.last_seen {
+            self.network = later.network;
+        }
+        self.first_seen = self.first_seen.min(later.first_seen);
+        self.last_seen = self.last_seen.max(later.last_seen);
+        self.requests += later.requests;
+        self.bots += later.bots;
+        self.self_reads += later.self_reads;
+        for path in later.top_paths {
+            match self.top_paths.iter_mut().find(|p| p.path == path.path) {
+                Some(kept) => kept.requests += path.requests,
+                None => self.top_paths.push(path),
+            }
+        }
+        for source in later.sources {
+            match self.sources.iter_mut().find(|s| s.source == source.source) {
+                Some(kept) => kept.page_loads += source.page_loads,
+                None => self.sources.push(source),
+            }
+        }
+        sort_counts(&mut self.top_paths, &mut self.sources);
+    }
+}
+
+/// Most first, ties by name: the order rows are shown and compared in.
+fn sort_counts(paths: &mut [PathCount], sources: &mut [SourceCount]) {
+    paths.sort_by(|a, b| {
+        b.requests
+            .cmp(&a.requests)
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    sources.sort_by(|a, b| {
+        b.page_loads
+            .cmp(&a.page_loads)
+            .then_with(|| a.source.cmp(&b.source))
+    });
+}
+
+/// The start of the UTC hour `at` falls in.
+pub fn hour_of(at: DateTime<Utc>) -> DateTime<Utc> {
+    let seconds = at.timestamp();
+    let start = seconds - seconds.rem_euclid(3600);
+    DateTime::from_timestamp(start, 0).unwrap_or(at)
+}
+
+/// A visitor-day while a batch is being folded.
+struct VisitorFold {
+    row: VisitorDay,
+    paths: BTreeMap<String, u64>,
+    sources: BTreeMap<Source, u64>,
+}
+
+impl VisitorFold {
+    fn new(hit: &Hit) -> Self {
+        Self {
+            row: VisitorDay {
+                store: hit.store.clone(),
+                day: hit.at.date_naive(),
+                visitor: hit.visitor.clone(),
+                network: hit.network.clone(),
+                first_seen: hit.at,
+                last_seen: hit.at,
+                requests: 0,
+                bots: 0,
+                self_reads: 0,
+                top_paths: Vec::new(),
+                sources: Vec::new(),
+            },
+            paths: BTreeMap::new(),
+            sources: BTreeMap::new(),
+        }
+    }
+
+    fn add(&mut self, hit: &Hit, bot: u64, own: u64) {
+        let row = &mut self.row;
+        if hit.at >= row.last_seen {
+            row.network = hit.network.clone();
+        }
+        row.first_seen = row.first_seen.min(hit.at);
+        row.last_seen = row.last_seen.max(hit.at);
+        row.requests += 1;
+        row.bots += bot;
+        row.self_reads += own;
+        *self.paths.entry(hit.path.clone()).or_default() += 1;
+        if let Some(source) = &hit.source {
+            *self.sources.entry(source.clone()).or_default() += 1;
+        }
+    }
+
+    fn finish(self) -> VisitorDay {
+        let mut row = self.row;
+        row.top_paths = self
+            .paths
+            .into_iter()
+            .map(|(path, requests)| PathCount { path, requests })
+            .collect();
+        row.sources = self
+            .sources
+            .into_iter()
+            .map(|(source, page_loads)| SourceCount { source, page_loads })
+            .collect();
+        sort_counts(&mut row.top_paths, &mut row.sources);
+        row
+    }
 }

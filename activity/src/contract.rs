@@ -1,0 +1,202 @@
+//! The contract every [`ActivityStore`] adapter must meet, as one async
+//! function its tests call with a fresh, empty store (default retention:
+//! visitor rows 30 days, hourly rows kept). It panics on the first breach.
+
+use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
+
+use crate::address::Network;
+use crate::classify::Kind;
+use crate::hit::{Hit, StoreName};
+use crate::rows::{Batch, HourRow, VisitorDay};
+use crate::source::Source;
+use crate::store::ActivityStore;
+use crate::token::VisitorToken;
+
+fn token(n: u8) -> VisitorToken {
+    let text = format!("{n:032x}");
+    match serde_json::from_value(serde_json::Value::String(text)) {
+        Ok(token) => token,
+        Err(error) => panic!("a test token: {error}"),
+    }
+}
+
+fn hit(
+    store: &StoreName,
+    at: DateTime<Utc>,
+    visitor: u8,
+    path: &str,
+    kind: Kind,
+    source: Option<&str>,
+) -> Hit {
+    Hit {
+        at,
+        visitor: token(visitor),
+        network: Network::of(Some(std::net::IpAddr::from([203, 0, 113, visitor]))),
+        path: path.to_owned(),
+        store: store.clone(),
+        kind,
+        source: source.map(|s| match Source::try_from(s.to_owned()) {
+            Ok(source) => source,
+            Err(error) => panic!("a test source: {error}"),
+        }),
+    }
+}
+
+fn sorted_hours(mut rows: Vec<HourRow>) -> Vec<HourRow> {
+    rows.sort_by(|a, b| (a.hour, &a.path).cmp(&(b.hour, &b.path)));
+    rows
+}
+
+fn sorted_visitors(mut rows: Vec<VisitorDay>) -> Vec<VisitorDay> {
+    rows.sort_by(|a, b| (a.day, &a.visitor).cmp(&(b.day, &b.visitor)));
+    rows
+}
+
+/// Runs the contract against `store`, which must be empty. `now` is the
+/// time the test pretends it is.
+pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
+    let name = store.name().clone();
+    let available = store.availability().await;
+    assert!(
+        available.available,
+        "a fresh store is available: {}",
+        available.reason
+    );
+    assert!(!available.reason.is_empty() && !available.retention.is_empty());
+
+    let today = now.date_naive();
+    let noon = |day: NaiveDate, minute: u32| {
+        Utc.from_utc_datetime(&day.and_hms_opt(12, minute, 0).unwrap_or_default())
+    };
+    let old_day = today - Duration::days(40);
+
+    let first = vec![
+        hit(
+            &name,
+            noon(today, 1),
+            1,
+            "/",
+            Kind::Person,
+            Some("www.linkedin.com"),
+        ),
+        hit(&name, noon(today, 2), 1, "/resume", Kind::Person, None),
+        hit(&name, noon(today, 3), 2, "/wp-login.php", Kind::Bot, None),
+        hit(&name, noon(old_day, 0), 3, "/", Kind::SelfRead, None),
+    ];
+    let second = vec![
+        hit(
+            &name,
+            noon(today, 30),
+            1,
+            "/",
+            Kind::Person,
+            Some("tag:resume"),
+        ),
+        hit(&name, noon(today, 31), 2, "/.env", Kind::Bot, None),
+    ];
+    store
+        .record(&Batch::fold(&first))
+        .await
+        .unwrap_or_else(|e| panic!("records: {e}"));
+    store
+        .record(&Batch::fold(&second))
+        .await
+        .unwrap_or_else(|e| panic!("records again: {e}"));
+    store
+        .record(&Batch::default())
+        .await
+        .unwrap_or_else(|e| panic!("records nothing: {e}"));
+
+    let all: Vec<Hit> = first.iter().chain(&second).cloned().collect();
+    let expected = Batch::fold(&all);
+
+    let since = noon(old_day, 0) - Duration::days(1);
+    let hours = store
+        .hours_since(since)
+        .await
+        .unwrap_or_else(|e| panic!("reads hours: {e}"));
+    assert_eq!(
+        sorted_hours(hours),
+        sorted_hours(expected.hours.clone()),
+        "hourly rows add up"
+    );
+    let later = store
+        .hours_since(noon(today, 0))
+        .await
+        .unwrap_or_else(|e| panic!("reads hours: {e}"));
+    assert!(
+        later.iter().all(|row| row.hour >= noon(today, 0)),
+        "hours_since filters"
+    );
+
+    let visitors = store
+        .visitors_since(old_day)
+        .await
+        .unwrap_or_else(|e| panic!("reads visitors: {e}"));
+    assert_eq!(
+        sorted_visitors(visitors),
+        sorted_visitors(expected.visitors.clone()),
+        "visitor rows add up"
+    );
+
+    store
+        .enforce_retention(now)
+        .await
+        .unwrap_or_else(|e| panic!("enforces retention: {e}"));
+    let visitors = store
+        .visitors_since(old_day)
+        .await
+        .unwrap_or_else(|e| panic!("reads visitors: {e}"));
+    assert!(
+        visitors.iter().all(|row| row.day > old_day),
+        "old visitor rows are deleted"
+    );
+    assert_eq!(visitors.len(), 2);
+    let hours = store
+        .hours_since(since)
+        .await
+        .unwrap_or_else(|e| panic!("reads hours: {e}"));
+    assert!(
+        hours.iter().any(|row| row.hour.date_naive() == old_day),
+        "hourly rows are kept"
+    );
+
+    let cost = store.cost();
+    assert!(
+        cost.operations >= 3,
+        "operations are counted: {}",
+        cost.operations
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{MemoryStore, Retention};
+    use std::future::Future;
+
+    #[test]
+    fn the_memory_store_meets_the_contract() {
+        let store = MemoryStore::new(
+            StoreName::parse("memory").expect("a name"),
+            Retention::default(),
+        );
+        let now = Utc
+            .with_ymd_and_hms(2026, 11, 29, 18, 0, 0)
+            .single()
+            .expect("a time");
+        block_on(store_contract(&store, now));
+    }
+
+    /// A minimal executor for a future that never waits on I/O.
+    fn block_on<F: Future>(future: F) -> F::Output {
+        use std::task::{Context, Poll, Waker};
+        let mut future = std::pin::pin!(future);
+        let mut context = Context::from_waker(Waker::noop());
+        loop {
+            if let Poll::Ready(output) = future.as_mut().poll(&mut context) {
+                return output;
+            }
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! The port: what whocomes needs of a place that keeps activity, and the two
+//! adapters that need no engine (in-memory for tests, null for "keeps
+//! nothing"). SQLite and PostgreSQL adapters live in their own crates.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+
+use crate::hit::StoreName;
+use crate::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
+
+/// Why a store could not do what was asked. The messages are safe to show:
+/// they never hold row contents.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The store is not reachable or not set up; it keeps nothing.
+    #[error("the store is unavailable: {0}")]
+    Unavailable(String),
+    /// The engine refused or failed a statement.
+    #[error("the store failed: {0}")]
+    Failed(String),
+}
+
+/// How long rows are kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retention {
+    /// Visitor-day rows older than this many days are deleted.
+    pub visitor_days: u32,
+    /// Hourly rows older than this many days are deleted; `None`: kept.
+    pub hour_days: Option<u32>,
+}
+
+impl Default for Retention {
+    fn default() -> Self {
+        Self {
+            visitor_days: 30,
+            hour_days: None,
+        }
+    }
+}
+
+impl Retention {
+    /// The retention in words, for the store's availability sentence.
+    pub fn describe(&self) -> String {
+        let hours = match self.hour_days {
+            Some(days) => format!("hourly rows {days} days"),
+            None => "hourly rows with no expiry".to_owned(),
+        };
+        format!("visitor rows {} days, {hours}", self.visitor_days)
+    }
+}
+
+/// A place that keeps activity.
+#[async_trait]
+pub trait ActivityStore: Send + Sync {
+    /// The name hits carry when this store serves them.
+    fn name(&self) -> &StoreName;
+
+    /// Whether it can keep activity right now, and why, in a sentence.
+    async fn availability(&self) -> Availability;
+
+    /// Adds a batch: hourly and visitor-day rows are added to what is kept.
+    async fn record(&self, batch: &Batch) -> Result<(), StoreError>;
+
+    /// Hourly rows from `since` on.
+    async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError>;
+
+    /// Visitor-day rows from `since` on, each with its paths and sources
+    /// most first.
+    async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError>;
+
+    /// Deletes rows older than the retention allows, as of `now`.
+    async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError>;
+
+    /// What keeping activity has cost so far.
+    fn cost(&self) -> Cost;
+}
+
+/// Counts operations, failures and time for a store's [`Cost`].
+#[derive(Debug, Default)]
+pub struct CostMeter(Mutex<Cost>);
+
+impl CostMeter {
+    /// Records one operation that started at `started`.
+    pub fn record<T, E>(&self, started: Instant, result: &Result<T, E>) {
+        let mut cost = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        cost.operations += 1;
+        cost.time += started.elapsed();
+        if result.is_err() {
+            cost.failures += 1;
+        }
+    }
+
+    /// The cost so far.
+    pub fn snapshot(&self) -> Cost {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// Keeps nothing, and says why. What a store becomes when it cannot start.
+#[derive(Debug)]
+pub struct NullStore {
+    name: StoreName,
+    reason: String,
+}
+
+impl NullStore {
+    /// A store named `name` that keeps nothing because of `reason` (one sentence).
+    pub fn new(name: StoreName, reason: impl Into<String>) -> Self {
+        Self {
+            name,
+            reason: reason.into(),
+        }
+    }
+}
+
+#[async_trait]
+impl ActivityStore for NullStore {
+    fn name(&self) -> &StoreName {
+        &self.name
+    }
+
+    async fn availability(&self) -> Availability {
+        Availability {
+            available: false,
+            reason: self.reason.clone(),
+            retention: "nothing is kept".to_owned(),
+        }
+    }
+
+    async fn record(&self, _batch: &Batch) -> Result<(), StoreError> {
+        Err(StoreError::Unavailable(self.reason.clone()))
+    }
+
+    async fn hours_since(&self, _since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn visitors_since(&self, _since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn enforce_retention(&self, _now: DateTime<Utc>) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn cost(&self) -> Cost {
+        Cost::default()
+    }
+}
+
+/// Keeps activity in memory: for tests, and for trying whocomes out.
+#[derive(Debug)]
+pub struct MemoryStore {
+    name: StoreName,
+    retention: Retention,
+    kept: Mutex<Batch>,
+    meter: CostMeter,
+    failing: Mutex<Option<String>>,
+}
+
+impl MemoryStore {
+    /// An empty store named `name`.
+    pub fn new(name: StoreName, retention: Retention) -> Self {
+        Self {
+            name,
+            retention,
+            kept: Mutex::new(Batch::default()),
+            meter: CostMeter::default(),
+            failing: Mutex::new(None),
+        }
+    }
+
+    /// Makes every later write fail with `reason` (`None`: work again). For
+    /// tests of what happens when a store goes away.
+    pub fn set_failing(&self, reason: Option<&str>) {
+        *self
+            .failing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = reason.map(str::to_owned);
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, Batch> {
+        self.kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[async_trait]
+impl ActivityStore for MemoryStore {
+    fn name(&self) -> &StoreName {
+        &self.name
+    }
+
+    async fn availability(&self) -> Availability {
+        let failing = self
+            .failing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        Availability {
+            available: failing.is_none(),
+            reason: failing.unwrap_or_else(|| "kept in memory until the server stops".to_owned()),
+            retention: self.retention.describe(),
+        }
+    }
+
+    async fn record(&self, batch: &Batch) -> Result<(), StoreError> {
+        let started = Instant::now();
+        let failing = self
+            .failing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let result = match failing {
+            Some(reason) => Err(StoreError::Unavailable(reason)),
+            None => {
+                let mut kept = self.kept();
+                let merged = std::mem::take(&mut *kept).merge(batch.clone());
+                *kept = merged;
+                Ok(())
+            }
+        };
+        self.meter.record(started, &result);
+        result
+    }
+
+    async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
+        Ok(self
+            .kept()
+            .hours
+            .iter()
+            .filter(|row| row.hour >= since)
+            .cloned()
+            .collect())
+    }
+
+    async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
+        Ok(self
+            .kept()
+            .visitors
+            .iter()
+            .filter(|row| row.day >= since)
+            .cloned()
+            .collect())
+    }
+
+    async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
+        let mut kept = self.kept();
+        let visitor_cutoff =
+            now.date_naive() - chrono::Days::new(u64::from(self.retention.visitor_days));
+        kept.visitors.retain(|row| row.day >= visitor_cutoff);
+        if let Some(days) = self.retention.hour_days {
+            let hour_cutoff = now - Duration::from_secs(u64::from(days) * 86_400);
+            kept.hours.retain(|row| row.hour >= hour_cutoff);
+        }
+        Ok(())
+    }
+
+    fn cost(&self) -> Cost {
+        self.meter.snapshot()
+    }
+}
