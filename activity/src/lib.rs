@@ -27,6 +27,8 @@ pub mod classify;
 pub mod contract;
 pub mod hit;
 pub mod path;
+#[cfg(feature = "server")]
+pub mod recording;
 pub mod report;
 pub mod rows;
 pub mod rules;

@@ -1,0 +1,145 @@
+//! The tower layer: every request passes through once, is decided by the
+//! [`Counter`], and, if counted, leaves a hit on the queue with `try_send`.
+//! Nothing here waits: a full queue drops the hit and counts the drop.
+
+use std::borrow::Cow;
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use chrono::Utc;
+use tokio::sync::mpsc;
+use tower_layer::Layer;
+use tower_service::Service;
+
+use crate::classify::RequestView;
+use crate::hit::{Counter, Hit};
+use crate::recording::stats::RecorderStats;
+
+/// Finds the connection's peer address in a request's extensions. With
+/// axum: `|ext| ext.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())`.
+pub type PeerAddress = fn(&http::Extensions) -> Option<IpAddr>;
+
+/// The default [`PeerAddress`]: a `std::net::SocketAddr` in the extensions.
+pub fn socket_addr_extension(extensions: &http::Extensions) -> Option<IpAddr> {
+    extensions
+        .get::<std::net::SocketAddr>()
+        .map(std::net::SocketAddr::ip)
+}
+
+/// Counts every request of the service it wraps. Cheap to clone.
+#[derive(Clone)]
+pub struct ActivityLayer {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    counter: Counter,
+    queue: mpsc::Sender<Hit>,
+    stats: Arc<RecorderStats>,
+    peer: PeerAddress,
+}
+
+impl std::fmt::Debug for ActivityLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ActivityLayer").finish_non_exhaustive()
+    }
+}
+
+impl ActivityLayer {
+    pub(crate) fn new(
+        counter: Counter,
+        queue: mpsc::Sender<Hit>,
+        stats: Arc<RecorderStats>,
+        peer: PeerAddress,
+    ) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                counter,
+                queue,
+                stats,
+                peer,
+            }),
+        }
+    }
+}
+
+impl<S> Layer<S> for ActivityLayer {
+    type Service = ActivityService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        ActivityService {
+            inner,
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+/// The service [`ActivityLayer`] wraps around another.
+#[derive(Clone)]
+pub struct ActivityService<S> {
+    inner: S,
+    shared: Arc<Shared>,
+}
+
+impl<S, B> Service<http::Request<B>> for ActivityService<S>
+where
+    S: Service<http::Request<B>>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        self.shared.observe(&request);
+        self.inner.call(request)
+    }
+}
+
+/// A header's value as text; bytes that are not UTF-8 are replaced.
+fn text(value: &http::HeaderValue) -> Cow<'_, str> {
+    String::from_utf8_lossy(value.as_bytes())
+}
+
+impl Shared {
+    fn observe<B>(&self, request: &http::Request<B>) {
+        let headers = request.headers();
+        let one = |name: http::header::HeaderName| headers.get(name).map(text);
+        let all = |name: &str| headers.get_all(name).iter().map(text).collect::<Vec<_>>();
+        let user_agent = one(http::header::USER_AGENT);
+        let referer = one(http::header::REFERER);
+        let accept = one(http::header::ACCEPT);
+        let host = one(http::header::HOST);
+        let dest = headers.get("sec-fetch-dest").map(text);
+        let x_forwarded_for = all("x-forwarded-for");
+        let forwarded = all("forwarded");
+        let target = request
+            .uri()
+            .path_and_query()
+            .map_or_else(|| request.uri().path(), http::uri::PathAndQuery::as_str);
+        let view = RequestView {
+            method: request.method().as_str(),
+            target: target.as_bytes(),
+            user_agent: user_agent.as_deref(),
+            referer: referer.as_deref(),
+            accept: accept.as_deref(),
+            sec_fetch_dest: dest.as_deref(),
+            host: host.as_deref(),
+            x_forwarded_for: x_forwarded_for.iter().map(AsRef::as_ref).collect(),
+            forwarded: forwarded.iter().map(AsRef::as_ref).collect(),
+        };
+        let decision = self
+            .counter
+            .count(&view, (self.peer)(request.extensions()), Utc::now());
+        if let Some(hit) = decision.hit {
+            match self.queue.try_send(hit) {
+                Ok(()) => self.stats.queued(),
+                Err(_) => self.stats.dropped(),
+            }
+        }
+    }
+}

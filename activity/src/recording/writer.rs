@@ -1,0 +1,189 @@
+//! The background writer: drains the queue in batches (every `flush_every`
+//! or every `flush_hits` hits), folds each batch into rows, and writes it.
+//! A failed write is retried with backoff, together with what arrives
+//! meanwhile, as long as it holds at most `max_pending_hits`; beyond that
+//! the oldest batch is given up and counted as lost. When every sender is
+//! gone (the server stopped), it writes what is left and ends.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use crate::hit::{Counter, Hit};
+use crate::recording::layer::{ActivityLayer, PeerAddress, socket_addr_extension};
+use crate::recording::stats::{RecorderStats, StatsSnapshot};
+use crate::rows::Batch;
+use crate::store::ActivityStore;
+
+/// How the recorder queues and writes.
+#[derive(Clone, Copy, Debug)]
+pub struct RecorderConfig {
+    /// Hits the queue holds before new ones are dropped.
+    pub queue: usize,
+    /// Write at least this often when hits are waiting.
+    pub flush_every: Duration,
+    /// Write as soon as this many hits are waiting.
+    pub flush_hits: usize,
+    /// Hits held for retrying while the store fails; beyond this they are lost.
+    pub max_pending_hits: u64,
+    /// How often to delete rows past their retention.
+    pub retention_every: Duration,
+    /// How the layer finds a request's peer address.
+    pub peer_address: PeerAddress,
+}
+
+impl Default for RecorderConfig {
+    fn default() -> Self {
+        Self {
+            queue: 65_536,
+            flush_every: Duration::from_secs(1),
+            flush_hits: 1_000,
+            max_pending_hits: 1_000_000,
+            retention_every: Duration::from_secs(3_600),
+            peer_address: socket_addr_extension,
+        }
+    }
+}
+
+/// The running writer.
+#[derive(Debug)]
+pub struct WriterHandle {
+    task: JoinHandle<()>,
+    stats: Arc<RecorderStats>,
+}
+
+impl WriterHandle {
+    /// What the recorder has done so far.
+    pub fn stats(&self) -> Arc<RecorderStats> {
+        self.stats.clone()
+    }
+
+    /// Waits until the writer has written what is left and ended. It ends
+    /// once every [`ActivityLayer`] (every clone) is dropped: stop the server
+    /// first.
+    pub async fn finish(self) -> StatsSnapshot {
+        if let Err(error) = self.task.await {
+            tracing::error!(%error, "the activity writer stopped abnormally");
+        }
+        self.stats.snapshot()
+    }
+}
+
+/// Starts recording into `store`: returns the layer to put in front of the
+/// app, and the handle of the writer task (needs a Tokio runtime).
+pub fn start(
+    counter: Counter,
+    store: Arc<dyn ActivityStore>,
+    config: RecorderConfig,
+) -> (ActivityLayer, WriterHandle) {
+    let (sender, receiver) = mpsc::channel(config.queue.max(1));
+    let stats = Arc::new(RecorderStats::default());
+    let layer = ActivityLayer::new(counter, sender, stats.clone(), config.peer_address);
+    let task = tokio::spawn(run(receiver, store, config, stats.clone()));
+    (layer, WriterHandle { task, stats })
+}
+
+async fn run(
+    mut queue: mpsc::Receiver<Hit>,
+    store: Arc<dyn ActivityStore>,
+    config: RecorderConfig,
+    stats: Arc<RecorderStats>,
+) {
+    let flush_hits = config.flush_hits.max(1);
+    let mut buffer: Vec<Hit> = Vec::with_capacity(flush_hits);
+    let mut pending = Batch::default();
+    let mut backoff = Duration::from_millis(100);
+    let mut retry_at: Option<Instant> = None;
+    let mut retention_at = Instant::now();
+    loop {
+        let closed = collect(
+            &mut queue,
+            &mut buffer,
+            flush_hits,
+            Instant::now() + config.flush_every,
+        )
+        .await;
+        if !buffer.is_empty() {
+            pending = std::mem::take(&mut pending).merge(Batch::fold(&buffer));
+            buffer.clear();
+        }
+        let due = retry_at.is_none_or(|at| Instant::now() >= at);
+        if !pending.is_empty() && (due || closed) {
+            match store.record(&pending).await {
+                Ok(()) => {
+                    stats.written(pending.hits);
+                    pending = Batch::default();
+                    backoff = Duration::from_millis(100);
+                    retry_at = None;
+                }
+                Err(error) => {
+                    stats.failed_write();
+                    tracing::warn!(store = %store.name(), %error, hits = pending.hits, "cannot write activity; will retry");
+                    retry_at = Some(Instant::now() + backoff);
+                    backoff = (backoff * 2).min(Duration::from_secs(30));
+                    if pending.hits > config.max_pending_hits {
+                        stats.lost(pending.hits);
+                        pending = Batch::default();
+                    }
+                }
+            }
+        }
+        if Instant::now() >= retention_at {
+            if let Err(error) = store.enforce_retention(Utc::now()).await {
+                tracing::warn!(store = %store.name(), %error, "cannot delete expired rows");
+            }
+            retention_at = Instant::now() + config.retention_every;
+        }
+        if closed {
+            finish(&*store, pending, &stats).await;
+            return;
+        }
+    }
+}
+
+/// Fills `buffer` until it holds `limit` hits, `deadline` passes, or the
+/// queue is closed and empty (then returns `true`).
+async fn collect(
+    queue: &mut mpsc::Receiver<Hit>,
+    buffer: &mut Vec<Hit>,
+    limit: usize,
+    deadline: Instant,
+) -> bool {
+    while buffer.len() < limit {
+        tokio::select! {
+            received = queue.recv_many(buffer, limit - buffer.len()) => {
+                if received == 0 {
+                    return true;
+                }
+            }
+            () = tokio::time::sleep_until(deadline) => return false,
+        }
+    }
+    false
+}
+
+/// The last write at shutdown: a few quick tries, then what is left is lost.
+async fn finish(store: &dyn ActivityStore, pending: Batch, stats: &RecorderStats) {
+    if pending.is_empty() {
+        return;
+    }
+    for attempt in 0..3u32 {
+        match store.record(&pending).await {
+            Ok(()) => {
+                stats.written(pending.hits);
+                return;
+            }
+            Err(error) => {
+                stats.failed_write();
+                tracing::warn!(store = %store.name(), %error, attempt, "cannot write activity at shutdown");
+                tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt + 1))).await;
+            }
+        }
+    }
+    stats.lost(pending.hits);
+    tracing::error!(store = %store.name(), hits = pending.hits, "activity lost at shutdown: the store kept failing");
+}

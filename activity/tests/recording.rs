@@ -1,0 +1,183 @@
+//! The layer and the writer together, over the in-memory store: what is
+//! counted reaches the store in batches; nothing on the request path waits;
+//! a full queue drops and counts; a failing store is retried; stopping
+//! drains the queue.
+#![cfg(feature = "server")]
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use activity::address::TrustedProxies;
+use activity::recording::{ActivityLayer, RecorderConfig, start};
+use activity::store::{ActivityStore, MemoryStore, Retention};
+use activity::{Counter, Rules, StoreName, VisitorKey};
+use chrono::NaiveDate;
+use tower::{Layer, Service, ServiceExt, service_fn};
+
+fn counter() -> Counter {
+    Counter::new(
+        Rules::default(),
+        VisitorKey::from_text("recording-test").expect("a key"),
+        TrustedProxies::default(),
+        StoreName::parse("memory").expect("a name"),
+    )
+}
+
+fn store() -> Arc<MemoryStore> {
+    Arc::new(MemoryStore::new(
+        StoreName::parse("memory").expect("a name"),
+        Retention::default(),
+    ))
+}
+
+fn request(path: &str, peer: &str, agent: &str) -> http::Request<()> {
+    let mut request = http::Request::get(path)
+        .header("user-agent", agent)
+        .body(())
+        .expect("a request");
+    let peer: SocketAddr = peer.parse().expect("a socket address");
+    request.extensions_mut().insert(peer);
+    request
+}
+
+const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+
+async fn send(layer: &ActivityLayer, request: http::Request<()>) {
+    let mut service = layer.layer(service_fn(|_: http::Request<()>| async {
+        Ok::<_, Infallible>("ok")
+    }));
+    let answer = service
+        .ready()
+        .await
+        .expect("ready")
+        .call(request)
+        .await
+        .expect("served");
+    assert_eq!(answer, "ok");
+}
+
+#[tokio::test]
+async fn counted_requests_reach_the_store_and_others_do_not() {
+    let store = store();
+    let (layer, writer) = start(counter(), store.clone(), RecorderConfig::default());
+    send(&layer, request("/", "203.0.113.7:5000", BROWSER)).await;
+    send(&layer, request("/about?x=1", "203.0.113.7:5001", BROWSER)).await;
+    send(&layer, request("/wp-login.php", "198.51.100.1:1", BROWSER)).await;
+    send(
+        &layer,
+        request("/pkg/whocomes.wasm", "203.0.113.7:5000", BROWSER),
+    )
+    .await;
+    send(&layer, request("/robots.txt", "203.0.113.7:5000", BROWSER)).await;
+    send(&layer, request("/admin", "203.0.113.7:5000", BROWSER)).await;
+    send(&layer, request("/", "127.0.0.1:9", BROWSER)).await;
+    drop(layer);
+    let stats = writer.finish().await;
+    assert_eq!(
+        (stats.queued, stats.written, stats.dropped, stats.lost),
+        (4, 4, 0, 0)
+    );
+
+    let day = NaiveDate::from_ymd_opt(2000, 1, 1).expect("a day");
+    let visitors = store.visitors_since(day).await.expect("reads");
+    assert_eq!(
+        visitors.len(),
+        3,
+        "one person, one scanner, the site itself"
+    );
+    let person = visitors
+        .iter()
+        .find(|v| v.requests == 2)
+        .expect("the person's day");
+    assert_eq!((person.bots, person.self_reads), (0, 0));
+    assert_eq!(person.network.as_str(), "203.0.113.x");
+    let mut paths: Vec<&str> = person.top_paths.iter().map(|p| p.path.as_str()).collect();
+    paths.sort_unstable();
+    assert_eq!(paths, ["/", "/about"]);
+    assert!(
+        visitors
+            .iter()
+            .any(|v| v.bots == 1 && v.top_paths[0].path == "/wp-login.php")
+    );
+    assert!(visitors.iter().any(|v| v.self_reads == 1));
+    let hours = store
+        .hours_since(chrono::DateTime::UNIX_EPOCH)
+        .await
+        .expect("reads");
+    assert_eq!(hours.iter().map(|h| h.requests).sum::<u64>(), 4);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_full_queue_drops_and_counts_without_waiting() {
+    let config = RecorderConfig {
+        queue: 2,
+        ..RecorderConfig::default()
+    };
+    let (layer, writer) = start(counter(), store(), config);
+    // On a single-threaded runtime the writer cannot run until this test
+    // yields, so the queue fills: the layer must neither wait nor fail.
+    let mut service = layer.layer(service_fn(|_: http::Request<()>| async {
+        Ok::<_, Infallible>(())
+    }));
+    for i in 0..10 {
+        let _pending = service.call(request("/", &format!("203.0.113.{i}:1"), BROWSER));
+    }
+    drop(service);
+    drop(layer);
+    let stats = writer.finish().await;
+    assert_eq!((stats.queued, stats.dropped, stats.written), (2, 8, 2));
+}
+
+#[tokio::test]
+async fn a_failing_store_is_retried_and_nothing_is_lost() {
+    let store = store();
+    store.set_failing(Some("the disk is away"));
+    let config = RecorderConfig {
+        flush_every: Duration::from_millis(20),
+        ..RecorderConfig::default()
+    };
+    let (layer, writer) = start(counter(), store.clone(), config);
+    for i in 0..5 {
+        send(&layer, request("/", &format!("203.0.113.{i}:1"), BROWSER)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert!(
+        writer.stats().snapshot().failed_writes >= 1,
+        "the first writes failed"
+    );
+    store.set_failing(None);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(
+        writer.stats().snapshot().written,
+        5,
+        "written once the store is back"
+    );
+    drop(layer);
+    let stats = writer.finish().await;
+    assert_eq!((stats.written, stats.lost), (5, 0));
+    assert!(store.cost().failures >= 1);
+}
+
+#[tokio::test]
+async fn hits_held_beyond_the_limit_are_counted_as_lost() {
+    let store = store();
+    store.set_failing(Some("gone for good"));
+    let config = RecorderConfig {
+        flush_every: Duration::from_millis(10),
+        max_pending_hits: 3,
+        ..RecorderConfig::default()
+    };
+    let (layer, writer) = start(counter(), store.clone(), config);
+    for i in 0..5 {
+        send(&layer, request("/", &format!("203.0.113.{i}:1"), BROWSER)).await;
+    }
+    drop(layer);
+    let stats = writer.finish().await;
+    assert_eq!(stats.written, 0);
+    assert_eq!(
+        stats.lost, 5,
+        "every hit is either written or counted as lost"
+    );
+}
