@@ -58,6 +58,26 @@ impl Network {
         }
     }
 
+    /// Reads a network back from where it was kept: `x`, three decimal
+    /// octets and `x`, or three hex groups and `x`. Anything longer is refused.
+    pub fn parse(text: &str) -> Option<Self> {
+        if text == "x" {
+            return Some(Self(text.to_owned()));
+        }
+        let (parts, separator) = if let Some(head) = text.strip_suffix(".x") {
+            (head, '.')
+        } else {
+            (text.strip_suffix(":x")?, ':')
+        };
+        let groups: Vec<&str> = parts.split(separator).collect();
+        let valid = groups.len() == 3
+            && groups.iter().all(|group| match separator {
+                '.' => group.parse::<u8>().is_ok(),
+                _ => u16::from_str_radix(group, 16).is_ok() && *group == group.to_ascii_lowercase(),
+            });
+        valid.then(|| Self(text.to_owned()))
+    }
+
     /// The network as written in a row.
     pub fn as_str(&self) -> &str {
         &self.0
@@ -227,6 +247,21 @@ mod tests {
             assert_eq!(Network::of(Some(ip(text))).as_str(), want, "{text}");
         }
         assert_eq!(Network::of(None).as_str(), "x");
+        for kept in ["x", "203.0.113.x", "2001:db8:85a3:x", "0:0:0:x"] {
+            assert_eq!(
+                Network::parse(kept).map(|n| n.to_string()).as_deref(),
+                Some(kept)
+            );
+        }
+        for bad in [
+            "203.0.113.7",
+            "203.0.113.7.x",
+            "2001:db8:85a3:1:x",
+            "",
+            "a.b.c.x",
+        ] {
+            assert_eq!(Network::parse(bad), None, "{bad}");
+        }
     }
 
     fn proxies(nets: &[&str], header: ForwardedHeader) -> TrustedProxies {

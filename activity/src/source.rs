@@ -12,13 +12,27 @@ pub const MAX_TAG_CHARS: usize = 40;
 
 /// Where a page load came from. Written in rows as the referrer's host
 /// (`news.ycombinator.com`) or as `tag:VALUE`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
 pub enum Source {
     /// The referrer's host, lowercased, without scheme, port, path or query.
     Referrer(String),
     /// The link's own tag (`?ref=resume` → `resume`).
     Tag(String),
+}
+
+/// Sources sort by their text (`tag:resume` after `news.example`), the
+/// order every store sorts them in.
+impl Ord for Source {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.to_string().cmp(&other.to_string())
+    }
+}
+
+impl PartialOrd for Source {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 impl From<Source> for String {

@@ -60,6 +60,15 @@ impl std::fmt::Debug for VisitorKey {
 pub struct VisitorToken(String);
 
 impl VisitorToken {
+    /// Reads a token back from where it was kept: 32 lowercase hex characters.
+    pub fn parse(text: &str) -> Option<Self> {
+        let valid = text.len() == 32
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        valid.then(|| Self(text.to_owned()))
+    }
+
     /// The token's text.
     pub fn as_str(&self) -> &str {
         &self.0

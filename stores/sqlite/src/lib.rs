@@ -1,0 +1,140 @@
+//! # activity-sqlite — activity kept in one SQLite file
+//!
+//! whocomes' embedded default: one file in the data folder (WAL mode), no
+//! server. Hours and visitor-days are added with multi-row upserts in one
+//! transaction per batch; the schema lives in `migrations/` and is brought up
+//! to date on open. Rows hold what `activity`'s records hold, nothing more.
+#![forbid(unsafe_code)]
+
+mod read;
+mod write;
+
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use activity::StoreName;
+use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
+use activity::store::{ActivityStore, CostMeter, Retention, StoreError};
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+/// Activity kept in a SQLite file.
+#[derive(Debug)]
+pub struct SqliteStore {
+    name: StoreName,
+    pool: SqlitePool,
+    location: String,
+    retention: Retention,
+    meter: CostMeter,
+}
+
+/// A database error in words safe to show (sqlx never puts row values in them).
+pub(crate) fn failed(error: sqlx::Error) -> StoreError {
+    StoreError::Failed(error.to_string())
+}
+
+impl SqliteStore {
+    /// Opens the database at `url` (`sqlite://data/activity.db`, or a plain
+    /// path), creating the file if it is missing, and brings its schema up
+    /// to date.
+    pub async fn open(
+        url: &str,
+        name: StoreName,
+        retention: Retention,
+    ) -> Result<Self, StoreError> {
+        let url = if url.starts_with("sqlite:") {
+            url.to_owned()
+        } else {
+            format!("sqlite://{url}")
+        };
+        let options = SqliteConnectOptions::from_str(&url)
+            .map_err(|error| StoreError::Unavailable(format!("not a SQLite address: {error}")))?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(Duration::from_secs(5));
+        let location = options.get_filename().display().to_string();
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await
+            .map_err(|error| {
+                StoreError::Unavailable(format!("cannot open SQLite at {location}: {error}"))
+            })?;
+        sqlx::migrate!("./migrations")
+            .run(&pool)
+            .await
+            .map_err(|error| {
+                StoreError::Unavailable(format!("cannot set up SQLite at {location}: {error}"))
+            })?;
+        Ok(Self {
+            name,
+            pool,
+            location,
+            retention,
+            meter: CostMeter::default(),
+        })
+    }
+
+    /// Closes the connections (the WAL is checkpointed into the file).
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    fn metered<T>(&self, started: Instant, result: Result<T, StoreError>) -> Result<T, StoreError> {
+        self.meter.record(started, &result);
+        result
+    }
+}
+
+#[async_trait]
+impl ActivityStore for SqliteStore {
+    fn name(&self) -> &StoreName {
+        &self.name
+    }
+
+    async fn availability(&self) -> Availability {
+        let reachable = sqlx::query("SELECT 1").execute(&self.pool).await;
+        Availability {
+            available: reachable.is_ok(),
+            reason: match reachable {
+                Ok(_) => format!("kept in SQLite at {}", self.location),
+                Err(error) => format!("SQLite at {} cannot be used: {error}", self.location),
+            },
+            retention: self.retention.describe(),
+        }
+    }
+
+    async fn record(&self, batch: &Batch) -> Result<(), StoreError> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let started = Instant::now();
+        let result = write::record(&self.pool, batch).await;
+        self.metered(started, result)
+    }
+
+    async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
+        let started = Instant::now();
+        let result = read::hours_since(&self.pool, &self.name, since).await;
+        self.metered(started, result)
+    }
+
+    async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
+        let started = Instant::now();
+        let result = read::visitors_since(&self.pool, &self.name, since).await;
+        self.metered(started, result)
+    }
+
+    async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
+        let started = Instant::now();
+        let result = write::enforce_retention(&self.pool, &self.name, self.retention, now).await;
+        self.metered(started, result)
+    }
+
+    fn cost(&self) -> Cost {
+        self.meter.snapshot()
+    }
+}

@@ -1,0 +1,139 @@
+//! Reading rows back into `activity`'s records, checking each value as it
+//! comes: a row the records cannot hold is an error, not a guess.
+
+use std::collections::HashMap;
+
+use activity::StoreName;
+use activity::VisitorToken;
+use activity::address::Network;
+use activity::rows::{HourRow, PathCount, SourceCount, VisitorDay};
+use activity::source::Source;
+use activity::store::StoreError;
+use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::{Row, SqlitePool};
+
+use crate::failed;
+
+fn invalid(what: &str) -> StoreError {
+    StoreError::Failed(format!("a stored row has an invalid {what}"))
+}
+
+fn count(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+fn time_ms(value: i64) -> Result<DateTime<Utc>, StoreError> {
+    DateTime::from_timestamp_millis(value).ok_or_else(|| invalid("time"))
+}
+
+fn day(text: &str) -> Result<NaiveDate, StoreError> {
+    text.parse().map_err(|_| invalid("day"))
+}
+
+pub(crate) async fn hours_since(
+    pool: &SqlitePool,
+    store: &StoreName,
+    since: DateTime<Utc>,
+) -> Result<Vec<HourRow>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT hour, path, requests, bots, self_reads FROM hours \
+         WHERE store = ?1 AND hour >= ?2 ORDER BY hour, path",
+    )
+    .bind(store.as_str())
+    .bind(since.timestamp())
+    .fetch_all(pool)
+    .await
+    .map_err(failed)?;
+    rows.iter()
+        .map(|row| {
+            Ok(HourRow {
+                store: store.clone(),
+                hour: DateTime::from_timestamp(row.get("hour"), 0)
+                    .ok_or_else(|| invalid("hour"))?,
+                path: row.get("path"),
+                requests: count(row.get("requests")),
+                bots: count(row.get("bots")),
+                self_reads: count(row.get("self_reads")),
+            })
+        })
+        .collect()
+}
+
+pub(crate) async fn visitors_since(
+    pool: &SqlitePool,
+    store: &StoreName,
+    since: NaiveDate,
+) -> Result<Vec<VisitorDay>, StoreError> {
+    let since = since.to_string();
+    let rows = sqlx::query(
+        "SELECT day, visitor, network, first_seen, last_seen, requests, bots, self_reads \
+         FROM visitor_days WHERE store = ?1 AND day >= ?2 ORDER BY day, visitor",
+    )
+    .bind(store.as_str())
+    .bind(&since)
+    .fetch_all(pool)
+    .await
+    .map_err(failed)?;
+    let mut visitors = Vec::with_capacity(rows.len());
+    let mut index: HashMap<(String, String), usize> = HashMap::with_capacity(rows.len());
+    for row in &rows {
+        let day_text: String = row.get("day");
+        let visitor_text: String = row.get("visitor");
+        let network: String = row.get("network");
+        visitors.push(VisitorDay {
+            store: store.clone(),
+            day: day(&day_text)?,
+            visitor: VisitorToken::parse(&visitor_text).ok_or_else(|| invalid("visitor token"))?,
+            network: Network::parse(&network).ok_or_else(|| invalid("network"))?,
+            first_seen: time_ms(row.get("first_seen"))?,
+            last_seen: time_ms(row.get("last_seen"))?,
+            requests: count(row.get("requests")),
+            bots: count(row.get("bots")),
+            self_reads: count(row.get("self_reads")),
+            top_paths: Vec::new(),
+            sources: Vec::new(),
+        });
+        index.insert((day_text, visitor_text), visitors.len() - 1);
+    }
+
+    let paths = sqlx::query(
+        "SELECT day, visitor, path, requests FROM visitor_paths \
+         WHERE store = ?1 AND day >= ?2 ORDER BY requests DESC, path",
+    )
+    .bind(store.as_str())
+    .bind(&since)
+    .fetch_all(pool)
+    .await
+    .map_err(failed)?;
+    for row in &paths {
+        let key = (row.get::<String, _>("day"), row.get::<String, _>("visitor"));
+        if let Some(&at) = index.get(&key) {
+            visitors[at].top_paths.push(PathCount {
+                path: row.get("path"),
+                requests: count(row.get("requests")),
+            });
+        }
+    }
+
+    let sources = sqlx::query(
+        "SELECT day, visitor, source, page_loads FROM visitor_sources \
+         WHERE store = ?1 AND day >= ?2 ORDER BY page_loads DESC, source",
+    )
+    .bind(store.as_str())
+    .bind(&since)
+    .fetch_all(pool)
+    .await
+    .map_err(failed)?;
+    for row in &sources {
+        let key = (row.get::<String, _>("day"), row.get::<String, _>("visitor"));
+        if let Some(&at) = index.get(&key) {
+            let source =
+                Source::try_from(row.get::<String, _>("source")).map_err(|_| invalid("source"))?;
+            visitors[at].sources.push(SourceCount {
+                source,
+                page_loads: count(row.get("page_loads")),
+            });
+        }
+    }
+    Ok(visitors)
+}

@@ -1,0 +1,71 @@
+//! The store contract against a real SQLite file in a temporary folder, and
+//! what only a file can show: the data survives closing and reopening.
+
+use activity::StoreName;
+use activity::contract::store_contract;
+use activity::store::{ActivityStore, Retention};
+use activity_sqlite::SqliteStore;
+use chrono::{TimeZone, Utc};
+
+fn name() -> StoreName {
+    StoreName::parse("sqlite").expect("a name")
+}
+
+#[tokio::test]
+async fn sqlite_meets_the_store_contract() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let path = folder.path().join("activity.db");
+    let store = SqliteStore::open(path.to_str().expect("UTF-8"), name(), Retention::default())
+        .await
+        .expect("opens");
+    let now = Utc
+        .with_ymd_and_hms(2026, 11, 29, 18, 0, 0)
+        .single()
+        .expect("a time");
+    store_contract(&store, now).await;
+
+    let availability = store.availability().await;
+    assert!(
+        availability.reason.contains("activity.db"),
+        "{}",
+        availability.reason
+    );
+    assert_eq!(
+        availability.retention,
+        "visitor rows 30 days, hourly rows with no expiry"
+    );
+    store.close().await;
+
+    let reopened = SqliteStore::open(
+        &format!("sqlite://{}", path.display()),
+        name(),
+        Retention::default(),
+    )
+    .await
+    .expect("reopens");
+    let hours = reopened
+        .hours_since(chrono::DateTime::UNIX_EPOCH)
+        .await
+        .expect("reads");
+    assert_eq!(
+        hours.iter().map(|h| h.requests).sum::<u64>(),
+        6,
+        "what was written is still there"
+    );
+}
+
+#[tokio::test]
+async fn a_folder_that_cannot_hold_the_file_is_a_clear_error() {
+    let error = SqliteStore::open(
+        "/proc/no-such-folder/activity.db",
+        name(),
+        Retention::default(),
+    )
+    .await
+    .expect_err("cannot open");
+    let message = error.to_string();
+    assert!(
+        message.starts_with("the store is unavailable: cannot open SQLite at"),
+        "{message}"
+    );
+}
