@@ -76,6 +76,9 @@ pub trait ActivityStore: Send + Sync {
 
     /// What keeping activity has cost so far.
     fn cost(&self) -> Cost;
+
+    /// Lets go of connections and files (after the last write).
+    async fn close(&self) {}
 }
 
 /// Counts operations, failures and time for a store's [`Cost`].

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::counting::CountingArgs;
+use crate::storage::StoreArgs;
 
 /// whocomes: counts who visits a website, from the server, without naming anybody.
 #[derive(Debug, Parser)]
@@ -69,6 +70,12 @@ pub struct ServeArgs {
     /// and the files copied from `public/` (favicon, robots.txt, resume.pdf).
     #[arg(long, env = "WHOCOMES_SITE_ROOT", default_value = "target/site")]
     pub site_root: PathBuf,
+
+    #[command(flatten)]
+    pub counting: CountingArgs,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 #[cfg(test)]
@@ -114,7 +121,8 @@ mod tests {
             panic!("expected explain")
         };
         assert_eq!(args.counting.trusted_proxies.len(), 3);
-        assert_eq!(args.counting.store_name.as_str(), "eu-1");
+        let name = args.counting.store_name_or("sqlite").expect("a name");
+        assert_eq!(name.as_str(), "eu-1");
         let rules = args.counting.rules().expect("valid rules");
         assert!(!rules.config().loopback_is_self);
 
@@ -150,7 +158,24 @@ mod tests {
             .expect("serve exists")
             .render_long_help()
             .to_string();
-        for variable in ["WHOCOMES_ADDR", "WHOCOMES_SITE_ROOT", "WHOCOMES_LOG"] {
+        for variable in [
+            "WHOCOMES_ADDR",
+            "WHOCOMES_SITE_ROOT",
+            "WHOCOMES_LOG",
+            "WHOCOMES_KEY",
+            "WHOCOMES_KEY_FILE",
+            "WHOCOMES_DATA_DIR",
+            "WHOCOMES_STORE_URL",
+            "WHOCOMES_STORE_NAME",
+            "WHOCOMES_TRUSTED_PROXY",
+            "WHOCOMES_SELF_READ_MARK",
+            "WHOCOMES_OWN_ADDRESS",
+            "WHOCOMES_QUEUE",
+            "WHOCOMES_FLUSH_MS",
+            "WHOCOMES_FLUSH_HITS",
+            "WHOCOMES_VISITOR_DAYS",
+            "WHOCOMES_HOUR_DAYS",
+        ] {
             assert!(help.contains(variable), "{variable} missing from:\n{help}");
         }
     }

@@ -55,9 +55,11 @@ pub struct CountingArgs {
     #[arg(long = "site-host", env = "WHOCOMES_SITE_HOST", value_delimiter = ',')]
     pub site_hosts: Vec<String>,
 
-    /// The name of the store the counted requests are kept in.
-    #[arg(long, env = "WHOCOMES_STORE_NAME", default_value = "sqlite", value_parser = parse_store_name)]
-    pub store_name: StoreName,
+    /// The name the counted requests are kept under (default: the kind of
+    /// store, `sqlite` or `postgres`). Sites sharing one database need
+    /// different names.
+    #[arg(long, env = "WHOCOMES_STORE_NAME", value_parser = parse_store_name)]
+    pub store_name: Option<StoreName>,
 }
 
 /// A CIDR range, or a single address (as /32 or /128).
@@ -116,15 +118,18 @@ impl CountingArgs {
             .transpose()
     }
 
-    /// The counter these flags describe, with `key`.
-    pub fn counter(&self, key: VisitorKey) -> anyhow::Result<Counter> {
+    /// The store name: the one given, or `default`.
+    pub fn store_name_or(&self, default: &str) -> anyhow::Result<StoreName> {
+        match &self.store_name {
+            Some(name) => Ok(name.clone()),
+            None => Ok(StoreName::parse(default)?),
+        }
+    }
+
+    /// The counter these flags describe, with `key`, for the store `store`.
+    pub fn counter(&self, key: VisitorKey, store: StoreName) -> anyhow::Result<Counter> {
         let proxies = TrustedProxies::new(self.trusted_proxies.clone(), self.forwarded_header);
-        Ok(Counter::new(
-            self.rules()?,
-            key,
-            proxies,
-            self.store_name.clone(),
-        ))
+        Ok(Counter::new(self.rules()?, key, proxies, store))
     }
 }
 

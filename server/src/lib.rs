@@ -3,6 +3,8 @@
 //! - [`cli`] — flags and `WHOCOMES_*` variables;
 //! - [`counting`] — the counting flags, turned into an `activity::Counter`;
 //! - [`explain`] — `whocomes explain`: why each request counts as it does;
+//! - [`key`] — the site's secret key: given, read, or made once;
+//! - [`storage`] — the store flags, and opening the store they name;
 //! - [`startup`] — [`Application::build`] binds the listener and assembles
 //!   the router; tests start the real app through it on port 0;
 //! - [`routes`] — which path goes to the Leptos app, the JSON API or a file;
@@ -13,9 +15,11 @@
 pub mod cli;
 pub mod counting;
 pub mod explain;
+pub mod key;
 pub mod routes;
 pub mod shutdown;
 pub mod startup;
+pub mod storage;
 pub mod telemetry;
 
 mod api;

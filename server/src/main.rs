@@ -45,7 +45,8 @@ fn explain(args: server::cli::ExplainArgs) -> anyhow::Result<()> {
             server::counting::random_key()?
         }
     };
-    let counter = args.counting.counter(key)?;
+    let store = args.counting.store_name_or("sqlite")?;
+    let counter = args.counting.counter(key, store)?;
     let summary = server::explain::explain(
         std::io::stdin().lock(),
         std::io::stdout().lock(),

@@ -6,25 +6,30 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
+use activity::recording::{RecorderStats, WriterHandle};
+use activity::store::ActivityStore;
 use anyhow::Context as _;
 use axum::Router;
 use leptos::config::LeptosOptions;
 use tokio::net::TcpListener;
 
 use crate::cli::ServeArgs;
-use crate::{routes, shutdown};
+use crate::{key, routes, shutdown};
 
 /// The file name wasm-bindgen's output is given (`pkg/whocomes.js`,
 /// `pkg/whocomes.wasm`, `pkg/whocomes.css`): the `name` of the
 /// `[[workspace.metadata.leptos]]` block in the workspace's Cargo.toml.
 pub const OUTPUT_NAME: &str = "whocomes";
 
-/// A bound, ready-to-serve whocomes site.
+/// A bound, ready-to-serve whocomes site, counting into its store.
 pub struct Application {
     listener: TcpListener,
     router: Router,
     local_addr: SocketAddr,
+    store: Arc<dyn ActivityStore>,
+    writer: WriterHandle,
 }
 
 impl Application {
@@ -51,11 +56,40 @@ impl Application {
             .site_addr(local_addr)
             .build();
 
+        let store_kind = config
+            .store
+            .kind()
+            .map_or("sqlite", |kind| kind.default_name());
+        let store_name = config.counting.store_name_or(store_kind)?;
+        let key = key::site_key(
+            config.counting.key.as_deref(),
+            config.store.key_file.as_deref(),
+            &config.store.data_dir,
+        )?;
+        let counter = config.counting.counter(key, store_name.clone())?;
+        let store = config.store.open(store_name).await;
+        let availability = store.availability().await;
+        tracing::info!(store = %store.name(), available = availability.available, "{}; {}", availability.reason, availability.retention);
+        let (layer, writer) =
+            activity::recording::start(counter, store.clone(), config.store.recorder_config());
+
         Ok(Self {
             listener,
-            router: routes::router(options),
+            router: routes::router(options).layer(layer),
             local_addr,
+            store,
+            writer,
         })
+    }
+
+    /// The store the site counts into.
+    pub fn store(&self) -> Arc<dyn ActivityStore> {
+        self.store.clone()
+    }
+
+    /// What the recorder has queued, dropped and written so far.
+    pub fn recorder_stats(&self) -> Arc<RecorderStats> {
+        self.writer.stats()
     }
 
     /// The address the site is served on (with the real port when 0 was asked for).
@@ -68,7 +102,8 @@ impl Application {
         self.run_until(shutdown::signal()).await
     }
 
-    /// Serves until `stop` completes, then lets requests in flight finish.
+    /// Serves until `stop` completes, lets requests in flight finish, then
+    /// writes every queued hit into the store before returning.
     pub async fn run_until(
         self,
         stop: impl Future<Output = ()> + Send + 'static,
@@ -76,9 +111,20 @@ impl Application {
         let service = self
             .router
             .into_make_service_with_connect_info::<SocketAddr>();
-        axum::serve(self.listener, service)
+        let served = axum::serve(self.listener, service)
             .with_graceful_shutdown(stop)
-            .await
+            .await;
+        // The router (and with it every sender of the queue) is gone: the
+        // writer drains what is left and ends.
+        let stats = self.writer.finish().await;
+        tracing::info!(
+            written = stats.written,
+            dropped = stats.dropped,
+            lost = stats.lost,
+            "activity written"
+        );
+        self.store.close().await;
+        served
     }
 }
 

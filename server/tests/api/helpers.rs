@@ -4,14 +4,26 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use activity::StoreName;
+use activity::rows::{HourRow, VisitorDay};
+use activity::store::{ActivityStore, Retention};
+use activity_sqlite::SqliteStore;
+use clap::Parser as _;
 use server::Application;
-use server::cli::ServeArgs;
+use server::cli::{Cli, Command};
 use tokio::sync::oneshot;
+
+/// The key every test app counts with (tokens can be checked against
+/// activity/tests/token_vectors.rs).
+pub const TEST_KEY: &str = "whocomes-test-key";
 
 /// A running site and an HTTP client for it.
 pub struct TestApp {
     pub addr: SocketAddr,
+    stats: std::sync::Arc<activity::recording::RecorderStats>,
     pub client: reqwest::Client,
+    /// The data folder (SQLite file and key), removed when the app is dropped.
+    pub data: tempfile::TempDir,
     stop: Option<oneshot::Sender<()>>,
     served: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
 }
@@ -30,8 +42,9 @@ impl TestApp {
             .expect("the server answers")
     }
 
-    /// Stops the server and waits until it has finished serving.
-    pub async fn stop(mut self) -> std::io::Result<()> {
+    /// Stops the server and waits until it has finished serving and
+    /// written every queued hit.
+    pub async fn stop(&mut self) -> std::io::Result<()> {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
@@ -39,6 +52,32 @@ impl TestApp {
             Some(served) => served.await.expect("the server task does not panic"),
             None => Ok(()),
         }
+    }
+
+    /// What the recorder has done so far.
+    pub fn recorder_stats(&self) -> activity::recording::StatsSnapshot {
+        self.stats.snapshot()
+    }
+
+    /// Stops the server, then reads what its SQLite file holds.
+    pub async fn stop_and_read(mut self) -> (Vec<HourRow>, Vec<VisitorDay>) {
+        self.stop().await.expect("stops cleanly");
+        let path = self.data.path().join("activity.db");
+        let store = SqliteStore::open(
+            path.to_str().expect("UTF-8"),
+            StoreName::parse("sqlite").expect("a name"),
+            Retention::default(),
+        )
+        .await
+        .expect("the file is there");
+        let hours = store
+            .hours_since(chrono::DateTime::UNIX_EPOCH)
+            .await
+            .expect("reads");
+        let day = chrono::NaiveDate::from_ymd_opt(2000, 1, 1).expect("a day");
+        let visitors = store.visitors_since(day).await.expect("reads");
+        store.close().await;
+        (hours, visitors)
     }
 }
 
@@ -50,6 +89,11 @@ impl Drop for TestApp {
     }
 }
 
+/// Starts the site with the default test flags.
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(&[]).await
+}
+
 /// The workspace's `public/` folder: it holds the files the built site
 /// serves as-is, so the tests need no build of the wasm bundle.
 fn public_dir() -> PathBuf {
@@ -58,14 +102,32 @@ fn public_dir() -> PathBuf {
         .join("public")
 }
 
-/// Starts the site on 127.0.0.1 with a port the OS picks.
-pub async fn spawn_app() -> TestApp {
-    let config = ServeArgs {
-        addr: "127.0.0.1:0".parse().expect("literal address"),
-        site_root: public_dir(),
+/// Starts the site on 127.0.0.1 with a port the OS picks, counting into a
+/// fresh SQLite file, with `extra` flags.
+pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
+    let data = tempfile::tempdir().expect("a temporary folder");
+    let public = public_dir();
+    let mut argv = vec![
+        "whocomes".to_owned(),
+        "serve".to_owned(),
+        "--addr=127.0.0.1:0".to_owned(),
+        format!("--site-root={}", public.display()),
+        format!("--data-dir={}", data.path().display()),
+        format!("--key={TEST_KEY}"),
+    ];
+    if !extra.iter().any(|flag| flag.starts_with("--flush-ms")) {
+        argv.push("--flush-ms=50".to_owned());
+    }
+    argv.extend(extra.iter().map(|&flag| flag.to_owned()));
+    let Command::Serve(config) = Cli::try_parse_from(argv)
+        .expect("flags parse")
+        .into_command()
+    else {
+        panic!("serve is the command")
     };
     let app = Application::build(config).await.expect("the app builds");
     let addr = app.local_addr();
+    let stats = app.recorder_stats();
     let (stop, stopped) = oneshot::channel::<()>();
     let served = tokio::spawn(app.run_until(async {
         let _ = stopped.await;
@@ -76,7 +138,9 @@ pub async fn spawn_app() -> TestApp {
         .expect("a plain HTTP client");
     TestApp {
         addr,
+        stats,
         client,
+        data,
         stop: Some(stop),
         served: Some(served),
     }

@@ -3,5 +3,6 @@
 
 mod explain;
 mod helpers;
+mod recording;
 mod routes;
 mod signals;

@@ -34,7 +34,7 @@ const PAGES: &[(&str, u16, &str, &str)] = &[
 
 #[tokio::test]
 async fn each_page_has_its_status_type_and_content() {
-    let app = spawn_app().await;
+    let mut app = spawn_app().await;
     for &(path, status, kind, needle) in PAGES {
         let response = app.get(path).await;
         assert_eq!(response.status().as_u16(), status, "status of {path}");

@@ -78,11 +78,6 @@ impl SqliteStore {
         })
     }
 
-    /// Closes the connections (the WAL is checkpointed into the file).
-    pub async fn close(&self) {
-        self.pool.close().await;
-    }
-
     fn metered<T>(&self, started: Instant, result: Result<T, StoreError>) -> Result<T, StoreError> {
         self.meter.record(started, &result);
         result
@@ -136,5 +131,10 @@ impl ActivityStore for SqliteStore {
 
     fn cost(&self) -> Cost {
         self.meter.snapshot()
+    }
+
+    /// Closes the connections (the WAL is checkpointed into the file).
+    async fn close(&self) {
+        self.pool.close().await;
     }
 }

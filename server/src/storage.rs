@@ -1,0 +1,144 @@
+//! Where activity is kept: the store flags of `serve`, and opening the store
+//! they describe. A store that cannot be opened becomes the null store with
+//! the reason, so the site serves on and the Admin tab can say why.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use activity::StoreName;
+use activity::recording::RecorderConfig;
+use activity::store::{ActivityStore, NullStore, Retention};
+use activity_sqlite::SqliteStore;
+use axum::extract::ConnectInfo;
+use clap::Args;
+
+/// How and where `serve` keeps activity.
+#[derive(Clone, Debug, Args)]
+pub struct StoreArgs {
+    /// Folder for the SQLite file and the generated key.
+    #[arg(long, env = "WHOCOMES_DATA_DIR", default_value = "data")]
+    pub data_dir: PathBuf,
+
+    /// Where to keep activity: `sqlite://PATH` (default: DATA_DIR/activity.db)
+    /// or `postgres://USER@HOST/DB`. Never logged.
+    #[arg(long, env = "WHOCOMES_STORE_URL", hide_env_values = true)]
+    pub store_url: Option<String>,
+
+    /// A file holding the site's key (its bytes are the key), instead of
+    /// `--key`. Without either, DATA_DIR/key is made on first run.
+    #[arg(long, env = "WHOCOMES_KEY_FILE")]
+    pub key_file: Option<PathBuf>,
+
+    /// Hits the queue between requests and the writer holds; beyond it, hits
+    /// are dropped and counted (requests never wait for the store).
+    #[arg(long, env = "WHOCOMES_QUEUE", default_value_t = 65_536)]
+    pub queue: usize,
+
+    /// Write queued hits at least this often (milliseconds).
+    #[arg(long, env = "WHOCOMES_FLUSH_MS", default_value_t = 1_000)]
+    pub flush_ms: u64,
+
+    /// Write as soon as this many hits are queued.
+    #[arg(long, env = "WHOCOMES_FLUSH_HITS", default_value_t = 1_000)]
+    pub flush_hits: usize,
+
+    /// Delete visitor-day rows older than this many days (their counts by
+    /// kind are kept per day).
+    #[arg(long, env = "WHOCOMES_VISITOR_DAYS", default_value_t = 30)]
+    pub visitor_days: u32,
+
+    /// Delete hourly rows older than this many days (default: keep them).
+    #[arg(long, env = "WHOCOMES_HOUR_DAYS")]
+    pub hour_days: Option<u32>,
+}
+
+/// The kinds of store a URL can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreKind {
+    /// `sqlite://…`
+    Sqlite,
+    /// `postgres://…` or `postgresql://…`
+    Postgres,
+}
+
+impl StoreKind {
+    /// The default store name for this kind.
+    pub fn default_name(self) -> &'static str {
+        match self {
+            Self::Sqlite => "sqlite",
+            Self::Postgres => "postgres",
+        }
+    }
+}
+
+impl StoreArgs {
+    /// The store URL: the one given, or the SQLite file in the data folder.
+    pub fn url(&self) -> String {
+        self.store_url
+            .clone()
+            .unwrap_or_else(|| format!("sqlite://{}", self.data_dir.join("activity.db").display()))
+    }
+
+    /// The kind of store the URL names (`None`: a scheme whocomes does not know).
+    pub fn kind(&self) -> Option<StoreKind> {
+        let url = self.url();
+        if url.starts_with("sqlite:") {
+            Some(StoreKind::Sqlite)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Some(StoreKind::Postgres)
+        } else {
+            None
+        }
+    }
+
+    /// How long rows are kept.
+    pub fn retention(&self) -> Retention {
+        Retention {
+            visitor_days: self.visitor_days,
+            hour_days: self.hour_days,
+        }
+    }
+
+    /// How the recorder queues and writes.
+    pub fn recorder_config(&self) -> RecorderConfig {
+        RecorderConfig {
+            queue: self.queue.max(1),
+            flush_every: Duration::from_millis(self.flush_ms.max(1)),
+            flush_hits: self.flush_hits.max(1),
+            peer_address: |extensions| {
+                extensions
+                    .get::<ConnectInfo<std::net::SocketAddr>>()
+                    .map(|info| info.0.ip())
+            },
+            ..RecorderConfig::default()
+        }
+    }
+
+    /// Opens the store; on failure, a null store that says why.
+    pub async fn open(&self, name: StoreName) -> Arc<dyn ActivityStore> {
+        let opened: Result<Arc<dyn ActivityStore>, String> = match self.kind() {
+            Some(StoreKind::Sqlite) => {
+                if let Err(error) = std::fs::create_dir_all(&self.data_dir) {
+                    tracing::warn!(folder = %self.data_dir.display(), %error, "cannot create the data folder");
+                }
+                SqliteStore::open(&self.url(), name.clone(), self.retention())
+                    .await
+                    .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
+                    .map_err(|error| error.to_string())
+            }
+            Some(StoreKind::Postgres) => Err(
+                "this build keeps activity in SQLite only; PostgreSQL is not available yet"
+                    .to_owned(),
+            ),
+            None => Err("the store URL must start with sqlite:// or postgres://".to_owned()),
+        };
+        match opened {
+            Ok(store) => store,
+            Err(reason) => {
+                tracing::error!(%reason, "keeping no activity");
+                Arc::new(NullStore::new(name, format!("keeping nothing: {reason}")))
+            }
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! The real app counting into a real SQLite file: every kind of request
+//! leaves exactly the rows it should, and stopping loses nothing.
+
+use activity::rows::VisitorDay;
+use reqwest::Method;
+
+use crate::helpers::{TestApp, spawn_app, spawn_app_with};
+
+const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+
+/// A request "from" `client`, as the trusted proxy on 127.0.0.1 reports it.
+async fn from(app: &TestApp, method: Method, path: &str, client: &str, agent: &str) -> u16 {
+    app.client
+        .request(method, app.url(path))
+        .header("x-forwarded-for", client)
+        .header("user-agent", agent)
+        .header("sec-fetch-dest", "document")
+        .header("referer", "https://www.linkedin.com/in/someone?trk=x")
+        .send()
+        .await
+        .expect("the server answers")
+        .status()
+        .as_u16()
+}
+
+fn visitor<'a>(visitors: &'a [VisitorDay], network: &str) -> &'a VisitorDay {
+    visitors
+        .iter()
+        .find(|v| v.network.as_str() == network)
+        .unwrap_or_else(|| panic!("a visitor from {network}"))
+}
+
+#[tokio::test]
+async fn each_kind_of_request_leaves_exactly_its_rows() {
+    let app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1"]).await;
+    // Counted: a person's pages, API call and 404; a scanner; a crawler; a monitor.
+    assert_eq!(
+        from(&app, Method::GET, "/", "203.0.113.7", BROWSER).await,
+        200
+    );
+    assert_eq!(
+        from(
+            &app,
+            Method::GET,
+            "/about?email=jane@example.com",
+            "203.0.113.7:4711",
+            BROWSER
+        )
+        .await,
+        200
+    );
+    assert_eq!(
+        from(&app, Method::GET, "/api/inventory", "203.0.113.7", BROWSER).await,
+        200
+    );
+    assert_eq!(
+        from(&app, Method::GET, "/no/such/page", "203.0.113.7", BROWSER).await,
+        404
+    );
+    assert_eq!(
+        from(&app, Method::GET, "/wp-login.php", "198.51.100.1", BROWSER).await,
+        404
+    );
+    assert_eq!(
+        from(&app, Method::GET, "/", "198.51.100.2", "curl/8.5.0").await,
+        200
+    );
+    assert_eq!(
+        from(
+            &app,
+            Method::GET,
+            "/",
+            "198.51.100.3",
+            "uptime-check whocomes-SelfRead"
+        )
+        .await,
+        200
+    );
+    // Not counted: assets, root files, the Admin tab, preflights.
+    for path in ["/favicon.ico", "/pkg/whocomes.js", "/robots.txt", "/admin"] {
+        from(&app, Method::GET, path, "203.0.113.7", BROWSER).await;
+    }
+    from(
+        &app,
+        Method::OPTIONS,
+        "/api/inventory",
+        "203.0.113.7",
+        BROWSER,
+    )
+    .await;
+
+    let (hours, visitors) = app.stop_and_read().await;
+    let total: u64 = hours.iter().map(|h| h.requests).sum();
+    assert_eq!(total, 7, "seven counted requests: {hours:?}");
+    let mut paths: Vec<&str> = hours.iter().map(|h| h.path.as_str()).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    assert_eq!(
+        paths,
+        [
+            "/",
+            "/about",
+            "/api/inventory",
+            "/no/such/page",
+            "/wp-login.php"
+        ]
+    );
+    assert_eq!(hours.iter().map(|h| h.bots).sum::<u64>(), 2);
+    assert_eq!(hours.iter().map(|h| h.self_reads).sum::<u64>(), 1);
+
+    assert_eq!(visitors.len(), 4, "four visitors: {visitors:?}");
+    let person = visitor(&visitors, "203.0.113.x");
+    assert_eq!((person.requests, person.bots, person.self_reads), (4, 0, 0));
+    let sources: Vec<String> = person
+        .sources
+        .iter()
+        .map(|s| s.source.to_string())
+        .collect();
+    // Page loads only: `/`, `/about` and the 404 page; not the API call.
+    assert_eq!(sources, ["www.linkedin.com"]);
+    assert_eq!(person.sources[0].page_loads, 3);
+    let scanner = visitor(&visitors, "198.51.100.x");
+    assert!(scanner.requests == 1 && (scanner.bots == 1 || scanner.self_reads == 1));
+    let bots: u64 = visitors.iter().map(|v| v.bots).sum();
+    let own: u64 = visitors.iter().map(|v| v.self_reads).sum();
+    assert_eq!((bots, own), (2, 1));
+}
+
+#[tokio::test]
+async fn forwarding_headers_are_ignored_without_trusted_proxies() {
+    let app = spawn_app().await;
+    from(&app, Method::GET, "/", "203.0.113.7", BROWSER).await;
+    let (_, visitors) = app.stop_and_read().await;
+    assert_eq!(visitors.len(), 1);
+    let only = &visitors[0];
+    assert_eq!(
+        only.network.as_str(),
+        "127.0.0.x",
+        "the peer, not the header"
+    );
+    assert_eq!(only.self_reads, 1, "loopback is the site's own read");
+}
+
+#[tokio::test]
+async fn stopping_under_load_writes_every_queued_hit() {
+    let mut app = spawn_app_with(&[
+        "--own-address=none",
+        "--trusted-proxy=127.0.0.1",
+        "--flush-ms=5000",
+    ])
+    .await;
+    let requests = (0..300).map(|i| {
+        let client = app.client.clone();
+        let url = app.url(&format!("/about?n={i}"));
+        async move {
+            client
+                .get(url)
+                .header("x-forwarded-for", format!("203.0.113.{}", i % 200))
+                .header("user-agent", BROWSER)
+                .send()
+                .await
+                .map(|r| r.status().as_u16())
+        }
+    });
+    let answers = futures::future::join_all(requests).await;
+    assert!(
+        answers.iter().all(|a| matches!(a, Ok(200))),
+        "every request served"
+    );
+    let stats = app.recorder_stats();
+    assert_eq!(stats.dropped, 0);
+    app.stop().await.expect("stops");
+    let (hours, visitors) = app.stop_and_read().await;
+    assert_eq!(
+        hours.iter().map(|h| h.requests).sum::<u64>(),
+        300,
+        "nothing lost at stop"
+    );
+    assert_eq!(visitors.len(), 200);
+}
