@@ -23,7 +23,9 @@ fn wait_for_serving_line(stderr: impl std::io::Read + Send + 'static) -> String 
 
 #[tokio::test]
 async fn sigterm_stops_the_binary_cleanly() {
+    let data = tempfile::tempdir().expect("a temporary folder");
     let mut child = Command::new(env!("CARGO_BIN_EXE_whocomes"))
+        .env("WHOCOMES_DATA_DIR", data.path())
         .env("WHOCOMES_ADDR", "127.0.0.1:0")
         .env(
             "WHOCOMES_SITE_ROOT",
@@ -62,11 +64,15 @@ async fn sigterm_stops_the_binary_cleanly() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(status.success(), "exit status after SIGTERM: {status}");
+    assert!(data.path().join("key").exists(), "a key was made in the data folder");
+    assert!(data.path().join("activity.db").exists(), "activity is kept in the data folder");
 }
 
 #[test]
 fn a_bad_log_filter_is_refused_with_a_clear_message() {
+    let data = tempfile::tempdir().expect("a temporary folder");
     let output = Command::new(env!("CARGO_BIN_EXE_whocomes"))
+        .env("WHOCOMES_DATA_DIR", data.path())
         .env("WHOCOMES_LOG", "server=loudly")
         .env("WHOCOMES_ADDR", "127.0.0.1:0")
         .output()
