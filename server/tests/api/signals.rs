@@ -64,8 +64,14 @@ async fn sigterm_stops_the_binary_cleanly() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(status.success(), "exit status after SIGTERM: {status}");
-    assert!(data.path().join("key").exists(), "a key was made in the data folder");
-    assert!(data.path().join("activity.db").exists(), "activity is kept in the data folder");
+    assert!(
+        data.path().join("key").exists(),
+        "a key was made in the data folder"
+    );
+    assert!(
+        data.path().join("activity.db").exists(),
+        "activity is kept in the data folder"
+    );
 }
 
 #[test]
