@@ -9,6 +9,7 @@ use std::time::Duration;
 use activity::StoreName;
 use activity::recording::RecorderConfig;
 use activity::store::{ActivityStore, NullStore, Retention};
+use activity_postgres::PostgresStore;
 use activity_sqlite::SqliteStore;
 use axum::extract::ConnectInfo;
 use clap::Args;
@@ -127,10 +128,12 @@ impl StoreArgs {
                     .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
                     .map_err(|error| error.to_string())
             }
-            Some(StoreKind::Postgres) => Err(
-                "this build keeps activity in SQLite only; PostgreSQL is not available yet"
-                    .to_owned(),
-            ),
+            Some(StoreKind::Postgres) => {
+                PostgresStore::connect(&self.url(), name.clone(), self.retention())
+                    .await
+                    .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
+                    .map_err(|error| error.to_string())
+            }
             None => Err("the store URL must start with sqlite:// or postgres://".to_owned()),
         };
         match opened {

@@ -1,5 +1,6 @@
 //! The real app counting into a real SQLite file: every kind of request
 //! leaves exactly the rows it should, and stopping loses nothing.
+#![allow(clippy::print_stdout)]
 
 use activity::rows::VisitorDay;
 use reqwest::Method;
@@ -177,4 +178,46 @@ async fn stopping_under_load_writes_every_queued_hit() {
         "nothing lost at stop"
     );
     assert_eq!(visitors.len(), 200);
+}
+
+#[tokio::test]
+async fn serve_counts_into_postgres_when_told_to() {
+    let Some(url) = activity_postgres::testing::fresh_database().await else {
+        println!(
+            "SKIPPED: TEST_DATABASE_URL is not set (scripts/test starts a PostgreSQL and sets it)"
+        );
+        return;
+    };
+    let store_url = format!("--store-url={url}");
+    let mut app = spawn_app_with(&[
+        "--own-address=none",
+        "--trusted-proxy=127.0.0.1",
+        &store_url,
+    ])
+    .await;
+    assert_eq!(
+        from(&app, Method::GET, "/", "203.0.113.7", BROWSER).await,
+        200
+    );
+    assert_eq!(
+        from(&app, Method::GET, "/wp-login.php", "198.51.100.1", BROWSER).await,
+        404
+    );
+    app.stop().await.expect("stops");
+
+    let store = activity_postgres::PostgresStore::connect(
+        &url,
+        activity::StoreName::parse("postgres").expect("the default name for a postgres URL"),
+        activity::store::Retention::default(),
+    )
+    .await
+    .expect("connects");
+    use activity::store::ActivityStore as _;
+    let hours = store
+        .hours_since(chrono::DateTime::UNIX_EPOCH)
+        .await
+        .expect("reads");
+    assert_eq!(hours.iter().map(|h| h.requests).sum::<u64>(), 2);
+    assert_eq!(hours.iter().map(|h| h.bots).sum::<u64>(), 1);
+    store.close().await;
 }

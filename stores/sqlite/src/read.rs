@@ -18,6 +18,14 @@ fn invalid(what: &str) -> StoreError {
     StoreError::Failed(format!("a stored row has an invalid {what}"))
 }
 
+/// A column's value, or an error naming the column (never a panic).
+fn get<'r, T>(row: &'r sqlx::sqlite::SqliteRow, column: &str) -> Result<T, StoreError>
+where
+    T: sqlx::Decode<'r, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>,
+{
+    row.try_get(column).map_err(|_| invalid(column))
+}
+
 fn count(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)
 }
@@ -48,12 +56,12 @@ pub(crate) async fn hours_since(
         .map(|row| {
             Ok(HourRow {
                 store: store.clone(),
-                hour: DateTime::from_timestamp(row.get("hour"), 0)
+                hour: DateTime::from_timestamp(get(row, "hour")?, 0)
                     .ok_or_else(|| invalid("hour"))?,
-                path: row.get("path"),
-                requests: count(row.get("requests")),
-                bots: count(row.get("bots")),
-                self_reads: count(row.get("self_reads")),
+                path: get(row, "path")?,
+                requests: count(get(row, "requests")?),
+                bots: count(get(row, "bots")?),
+                self_reads: count(get(row, "self_reads")?),
             })
         })
         .collect()
@@ -77,19 +85,19 @@ pub(crate) async fn visitors_since(
     let mut visitors = Vec::with_capacity(rows.len());
     let mut index: HashMap<(String, String), usize> = HashMap::with_capacity(rows.len());
     for row in &rows {
-        let day_text: String = row.get("day");
-        let visitor_text: String = row.get("visitor");
-        let network: String = row.get("network");
+        let day_text: String = get(row, "day")?;
+        let visitor_text: String = get(row, "visitor")?;
+        let network: String = get(row, "network")?;
         visitors.push(VisitorDay {
             store: store.clone(),
             day: day(&day_text)?,
             visitor: VisitorToken::parse(&visitor_text).ok_or_else(|| invalid("visitor token"))?,
             network: Network::parse(&network).ok_or_else(|| invalid("network"))?,
-            first_seen: time_ms(row.get("first_seen"))?,
-            last_seen: time_ms(row.get("last_seen"))?,
-            requests: count(row.get("requests")),
-            bots: count(row.get("bots")),
-            self_reads: count(row.get("self_reads")),
+            first_seen: time_ms(get(row, "first_seen")?)?,
+            last_seen: time_ms(get(row, "last_seen")?)?,
+            requests: count(get(row, "requests")?),
+            bots: count(get(row, "bots")?),
+            self_reads: count(get(row, "self_reads")?),
             top_paths: Vec::new(),
             sources: Vec::new(),
         });
@@ -106,11 +114,11 @@ pub(crate) async fn visitors_since(
     .await
     .map_err(failed)?;
     for row in &paths {
-        let key = (row.get::<String, _>("day"), row.get::<String, _>("visitor"));
+        let key = (get::<String>(row, "day")?, get::<String>(row, "visitor")?);
         if let Some(&at) = index.get(&key) {
             visitors[at].top_paths.push(PathCount {
-                path: row.get("path"),
-                requests: count(row.get("requests")),
+                path: get(row, "path")?,
+                requests: count(get(row, "requests")?),
             });
         }
     }
@@ -125,13 +133,13 @@ pub(crate) async fn visitors_since(
     .await
     .map_err(failed)?;
     for row in &sources {
-        let key = (row.get::<String, _>("day"), row.get::<String, _>("visitor"));
+        let key = (get::<String>(row, "day")?, get::<String>(row, "visitor")?);
         if let Some(&at) = index.get(&key) {
             let source =
-                Source::try_from(row.get::<String, _>("source")).map_err(|_| invalid("source"))?;
+                Source::try_from(get::<String>(row, "source")?).map_err(|_| invalid("source"))?;
             visitors[at].sources.push(SourceCount {
                 source,
-                page_loads: count(row.get("page_loads")),
+                page_loads: count(get(row, "page_loads")?),
             });
         }
     }

@@ -1,0 +1,139 @@
+//! # activity-postgres — activity kept in PostgreSQL
+//!
+//! What several instances (or sites) share when a site outgrows one machine:
+//! each names its store, all write to one database. Hours and visitor-days
+//! are added with multi-row upserts in one transaction per batch; the schema
+//! lives in `migrations/` and is brought up to date on connect. The address
+//! of the database is never logged or shown with its password.
+#![forbid(unsafe_code)]
+
+mod read;
+pub mod testing;
+mod write;
+
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use activity::StoreName;
+use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
+use activity::store::{ActivityStore, CostMeter, Retention, StoreError};
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::PgPool;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+/// Activity kept in a PostgreSQL database.
+#[derive(Debug)]
+pub struct PostgresStore {
+    name: StoreName,
+    pool: PgPool,
+    location: String,
+    retention: Retention,
+    meter: CostMeter,
+}
+
+/// A database error in words safe to show (sqlx never puts row values or
+/// passwords in them).
+pub(crate) fn failed(error: sqlx::Error) -> StoreError {
+    StoreError::Failed(error.to_string())
+}
+
+impl PostgresStore {
+    /// Connects to `url` (`postgres://user:password@host:port/database`) and
+    /// brings the schema up to date.
+    pub async fn connect(
+        url: &str,
+        name: StoreName,
+        retention: Retention,
+    ) -> Result<Self, StoreError> {
+        let options = PgConnectOptions::from_str(url).map_err(|_| {
+            StoreError::Unavailable("the PostgreSQL address is not a valid URL".to_owned())
+        })?;
+        let location = format!(
+            "{}:{}/{}",
+            options.get_host(),
+            options.get_port(),
+            options.get_database().unwrap_or("postgres")
+        );
+        let pool = PgPoolOptions::new()
+            .max_connections(8)
+            .acquire_timeout(Duration::from_secs(5))
+            .connect_with(options)
+            .await
+            .map_err(|error| {
+                StoreError::Unavailable(format!("cannot reach PostgreSQL at {location}: {error}"))
+            })?;
+        sqlx::migrate!("./migrations")
+            .run(&pool)
+            .await
+            .map_err(|error| {
+                StoreError::Unavailable(format!("cannot set up PostgreSQL at {location}: {error}"))
+            })?;
+        Ok(Self {
+            name,
+            pool,
+            location,
+            retention,
+            meter: CostMeter::default(),
+        })
+    }
+
+    fn metered<T>(&self, started: Instant, result: Result<T, StoreError>) -> Result<T, StoreError> {
+        self.meter.record(started, &result);
+        result
+    }
+}
+
+#[async_trait]
+impl ActivityStore for PostgresStore {
+    fn name(&self) -> &StoreName {
+        &self.name
+    }
+
+    async fn availability(&self) -> Availability {
+        let reachable = sqlx::query("SELECT 1").execute(&self.pool).await;
+        Availability {
+            available: reachable.is_ok(),
+            reason: match reachable {
+                Ok(_) => format!("kept in PostgreSQL at {}", self.location),
+                Err(error) => format!("PostgreSQL at {} cannot be used: {error}", self.location),
+            },
+            retention: self.retention.describe(),
+        }
+    }
+
+    async fn record(&self, batch: &Batch) -> Result<(), StoreError> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let started = Instant::now();
+        let result = write::record(&self.pool, batch).await;
+        self.metered(started, result)
+    }
+
+    async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
+        let started = Instant::now();
+        let result = read::hours_since(&self.pool, &self.name, since).await;
+        self.metered(started, result)
+    }
+
+    async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
+        let started = Instant::now();
+        let result = read::visitors_since(&self.pool, &self.name, since).await;
+        self.metered(started, result)
+    }
+
+    async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
+        let started = Instant::now();
+        let result = write::enforce_retention(&self.pool, &self.name, self.retention, now).await;
+        self.metered(started, result)
+    }
+
+    fn cost(&self) -> Cost {
+        self.meter.snapshot()
+    }
+
+    async fn close(&self) {
+        self.pool.close().await;
+    }
+}
