@@ -5,6 +5,7 @@
 //! - [`explain`] — `whocomes explain`: why each request counts as it does;
 //! - [`key`] — the site's secret key: given, read, or made once;
 //! - [`storage`] — the store flags, and opening the store they name;
+//! - [`reconnect`] — a stand-in for a store that is not there yet;
 //! - [`startup`] — [`Application::build`] binds the listener and assembles
 //!   the router; tests start the real app through it on port 0;
 //! - [`routes`] — which path goes to the Leptos app, the JSON API or a file;
@@ -16,6 +17,7 @@ pub mod cli;
 pub mod counting;
 pub mod explain;
 pub mod key;
+pub mod reconnect;
 pub mod routes;
 pub mod shutdown;
 pub mod startup;

@@ -11,6 +11,8 @@ use activity::recording::RecorderConfig;
 use activity::store::{ActivityStore, NullStore, Retention};
 use activity_postgres::PostgresStore;
 use activity_sqlite::SqliteStore;
+
+use crate::reconnect::{Opener, ReconnectingStore};
 use axum::extract::ConnectInfo;
 use clap::Args;
 
@@ -116,31 +118,50 @@ impl StoreArgs {
         }
     }
 
-    /// Opens the store; on failure, a null store that says why.
-    pub async fn open(&self, name: StoreName) -> Arc<dyn ActivityStore> {
-        let opened: Result<Arc<dyn ActivityStore>, String> = match self.kind() {
+    /// Opens the store once, or says why it cannot.
+    async fn open_once(&self, name: StoreName) -> Result<Arc<dyn ActivityStore>, String> {
+        match self.kind() {
             Some(StoreKind::Sqlite) => {
-                if let Err(error) = std::fs::create_dir_all(&self.data_dir) {
-                    tracing::warn!(folder = %self.data_dir.display(), %error, "cannot create the data folder");
-                }
-                SqliteStore::open(&self.url(), name.clone(), self.retention())
+                std::fs::create_dir_all(&self.data_dir).map_err(|error| {
+                    format!(
+                        "cannot create the data folder {}: {error}",
+                        self.data_dir.display()
+                    )
+                })?;
+                SqliteStore::open(&self.url(), name, self.retention())
                     .await
                     .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
                     .map_err(|error| error.to_string())
             }
             Some(StoreKind::Postgres) => {
-                PostgresStore::connect(&self.url(), name.clone(), self.retention())
+                PostgresStore::connect(&self.url(), name, self.retention())
                     .await
                     .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
                     .map_err(|error| error.to_string())
             }
             None => Err("the store URL must start with sqlite:// or postgres://".to_owned()),
-        };
-        match opened {
+        }
+    }
+
+    /// Opens the store. If it cannot be opened now, the site still serves:
+    /// a stand-in keeps nothing and says why, and the store is tried again
+    /// in the background until it answers.
+    pub async fn open(&self, name: StoreName) -> Arc<dyn ActivityStore> {
+        match self.open_once(name.clone()).await {
             Ok(store) => store,
             Err(reason) => {
-                tracing::error!(%reason, "keeping no activity");
-                Arc::new(NullStore::new(name, format!("keeping nothing: {reason}")))
+                tracing::error!(%reason, "cannot open the store; keeping nothing until it answers");
+                if self.kind().is_none() {
+                    return Arc::new(NullStore::new(name, format!("keeping nothing: {reason}")));
+                }
+                let args = self.clone();
+                let retry_name = name.clone();
+                let opener: Opener = Arc::new(move || {
+                    let args = args.clone();
+                    let name = retry_name.clone();
+                    Box::pin(async move { args.open_once(name).await })
+                });
+                ReconnectingStore::start(name, reason, opener, Duration::from_secs(5))
             }
         }
     }

@@ -21,6 +21,7 @@ pub const TEST_KEY: &str = "whocomes-test-key";
 pub struct TestApp {
     pub addr: SocketAddr,
     stats: std::sync::Arc<activity::recording::RecorderStats>,
+    store: std::sync::Arc<dyn ActivityStore>,
     pub client: reqwest::Client,
     /// The data folder (SQLite file and key), removed when the app is dropped.
     pub data: tempfile::TempDir,
@@ -52,6 +53,11 @@ impl TestApp {
             Some(served) => served.await.expect("the server task does not panic"),
             None => Ok(()),
         }
+    }
+
+    /// The store the app counts into.
+    pub fn store(&self) -> std::sync::Arc<dyn ActivityStore> {
+        self.store.clone()
     }
 
     /// What the recorder has done so far.
@@ -128,6 +134,7 @@ pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
     let app = Application::build(config).await.expect("the app builds");
     let addr = app.local_addr();
     let stats = app.recorder_stats();
+    let store = app.store();
     let (stop, stopped) = oneshot::channel::<()>();
     let served = tokio::spawn(app.run_until(async {
         let _ = stopped.await;
@@ -139,6 +146,7 @@ pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
     TestApp {
         addr,
         stats,
+        store,
         client,
         data,
         stop: Some(stop),

@@ -1,0 +1,108 @@
+//! A store that could not be reached at start: it keeps nothing and says
+//! why, while a background task keeps trying to open the real one, and
+//! takes its place once it answers. The site serves throughout; the writer
+//! holds and retries what it could not write.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use activity::StoreName;
+use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
+use activity::store::{ActivityStore, NullStore, StoreError};
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+
+/// Opens the real store, or says why it cannot.
+pub type Opener = Arc<
+    dyn Fn() -> Pin<Box<dyn Future<Output = Result<Arc<dyn ActivityStore>, String>> + Send>>
+        + Send
+        + Sync,
+>;
+
+/// Stands in for a store until it can be opened.
+pub struct ReconnectingStore {
+    name: StoreName,
+    current: RwLock<Arc<dyn ActivityStore>>,
+}
+
+impl ReconnectingStore {
+    /// Starts as a null store with `reason`, and tries `open` again every
+    /// `every` (doubling up to a minute) until it succeeds.
+    pub fn start(name: StoreName, reason: String, open: Opener, every: Duration) -> Arc<Self> {
+        let placeholder: Arc<dyn ActivityStore> = Arc::new(NullStore::new(
+            name.clone(),
+            format!("keeping nothing: {reason}; trying again"),
+        ));
+        let store = Arc::new(Self {
+            name,
+            current: RwLock::new(placeholder),
+        });
+        let weak = Arc::downgrade(&store);
+        tokio::spawn(async move {
+            let mut wait = every;
+            loop {
+                tokio::time::sleep(wait).await;
+                let Some(store) = weak.upgrade() else { return };
+                match open().await {
+                    Ok(opened) => {
+                        tracing::info!(store = %store.name, "the store answers again; keeping activity");
+                        *store
+                            .current
+                            .write()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner) = opened;
+                        return;
+                    }
+                    Err(reason) => {
+                        tracing::warn!(store = %store.name, %reason, "the store still cannot be opened");
+                        wait = (wait * 2).min(Duration::from_secs(60));
+                    }
+                }
+            }
+        });
+        store
+    }
+
+    fn current(&self) -> Arc<dyn ActivityStore> {
+        self.current
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
+
+#[async_trait]
+impl ActivityStore for ReconnectingStore {
+    fn name(&self) -> &StoreName {
+        &self.name
+    }
+
+    async fn availability(&self) -> Availability {
+        self.current().availability().await
+    }
+
+    async fn record(&self, batch: &Batch) -> Result<(), StoreError> {
+        self.current().record(batch).await
+    }
+
+    async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
+        self.current().hours_since(since).await
+    }
+
+    async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
+        self.current().visitors_since(since).await
+    }
+
+    async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
+        self.current().enforce_retention(now).await
+    }
+
+    fn cost(&self) -> Cost {
+        self.current().cost()
+    }
+
+    async fn close(&self) {
+        self.current().close().await;
+    }
+}
