@@ -10,8 +10,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::counting::CountingArgs;
-use crate::storage::StoreArgs;
+use crate::counting::{CountingArgs, StoreNameArg};
+use crate::storage::{RecorderArgs, StoreArgs};
 
 /// whocomes: counts who visits a website, from the server, without naming anybody.
 #[derive(Debug, Parser)]
@@ -50,6 +50,9 @@ pub enum Command {
     /// `method` to GET. A line that cannot be read gets an error line with
     /// its number, and the rest are still explained.
     Explain(ExplainArgs),
+    /// Print what the store holds: `hours` (requests per hour and path) or
+    /// `visitors` (one row per visitor-day), as JSON or CSV.
+    Export(crate::export::ExportArgs),
 }
 
 /// How to explain requests: the same counting flags as `serve`.
@@ -57,6 +60,9 @@ pub enum Command {
 pub struct ExplainArgs {
     #[command(flatten)]
     pub counting: CountingArgs,
+
+    #[command(flatten)]
+    pub store_name: StoreNameArg,
 }
 
 /// How to serve the site.
@@ -76,6 +82,9 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub store: StoreArgs,
+
+    #[command(flatten)]
+    pub recorder: RecorderArgs,
 }
 
 #[cfg(test)]
@@ -88,7 +97,7 @@ mod tests {
             .into_command()
         {
             Command::Serve(args) => args,
-            Command::Explain(_) => panic!("expected serve"),
+            Command::Explain(_) | Command::Export(_) => panic!("expected serve"),
         }
     }
 
@@ -121,7 +130,7 @@ mod tests {
             panic!("expected explain")
         };
         assert_eq!(args.counting.trusted_proxies.len(), 3);
-        let name = args.counting.store_name_or("sqlite").expect("a name");
+        let name = args.store_name.or("sqlite").expect("a name");
         assert_eq!(name.as_str(), "eu-1");
         let rules = args.counting.rules().expect("valid rules");
         assert!(!rules.config().loopback_is_self);

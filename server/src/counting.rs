@@ -3,6 +3,7 @@
 //! [`Counter`] they build. One place turns flags into rules.
 
 use std::net::IpAddr;
+use std::path::{Path, PathBuf};
 
 use activity::address::{ForwardedHeader, TrustedProxies};
 use activity::{Counter, Rules, RulesConfig, StoreName, VisitorKey};
@@ -55,11 +56,10 @@ pub struct CountingArgs {
     #[arg(long = "site-host", env = "WHOCOMES_SITE_HOST", value_delimiter = ',')]
     pub site_hosts: Vec<String>,
 
-    /// The name the counted requests are kept under (default: the kind of
-    /// store, `sqlite` or `postgres`). Sites sharing one database need
-    /// different names.
-    #[arg(long, env = "WHOCOMES_STORE_NAME", value_parser = parse_store_name)]
-    pub store_name: Option<StoreName>,
+    /// A file holding the site's key (its bytes are the key, one trailing
+    /// newline dropped), instead of `--key`.
+    #[arg(long, env = "WHOCOMES_KEY_FILE")]
+    pub key_file: Option<PathBuf>,
 }
 
 /// A CIDR range, or a single address (as /32 or /128).
@@ -72,6 +72,26 @@ fn parse_network(text: &str) -> Result<IpNet, String> {
 
 fn parse_forwarded_header(text: &str) -> Result<ForwardedHeader, String> {
     text.parse()
+}
+
+/// The name the counted requests are kept under.
+#[derive(Clone, Debug, Args)]
+pub struct StoreNameArg {
+    /// The name the counted requests are kept under (default: the kind of
+    /// store, `sqlite` or `postgres`). Sites sharing one database need
+    /// different names.
+    #[arg(long = "store-name", env = "WHOCOMES_STORE_NAME", value_parser = parse_store_name)]
+    pub name: Option<StoreName>,
+}
+
+impl StoreNameArg {
+    /// The name given, or `default`.
+    pub fn or(&self, default: &str) -> anyhow::Result<StoreName> {
+        match &self.name {
+            Some(name) => Ok(name.clone()),
+            None => Ok(StoreName::parse(default)?),
+        }
+    }
 }
 
 fn parse_store_name(text: &str) -> Result<StoreName, String> {
@@ -110,20 +130,15 @@ impl CountingArgs {
         Rules::new(config).context("the counting rules are not valid")
     }
 
-    /// The key: the one given, or `None` when no key was given.
-    pub fn given_key(&self) -> anyhow::Result<Option<VisitorKey>> {
-        self.key
-            .as_deref()
-            .map(|text| VisitorKey::from_text(text).context("--key / WHOCOMES_KEY"))
-            .transpose()
-    }
-
-    /// The store name: the one given, or `default`.
-    pub fn store_name_or(&self, default: &str) -> anyhow::Result<StoreName> {
-        match &self.store_name {
-            Some(name) => Ok(name.clone()),
-            None => Ok(StoreName::parse(default)?),
+    /// The key given with `--key` or `--key-file`, else the one in
+    /// `data_dir` (made on first run); `None` when neither was given and
+    /// there is no data folder to keep one in.
+    pub fn site_key(&self, data_dir: Option<&Path>) -> anyhow::Result<Option<VisitorKey>> {
+        if self.key.is_none() && self.key_file.is_none() && data_dir.is_none() {
+            return Ok(None);
         }
+        let data_dir = data_dir.unwrap_or(Path::new("."));
+        crate::key::site_key(self.key.as_deref(), self.key_file.as_deref(), data_dir).map(Some)
     }
 
     /// The counter these flags describe, with `key`, for the store `store`.

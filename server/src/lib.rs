@@ -3,6 +3,7 @@
 //! - [`cli`] — flags and `WHOCOMES_*` variables;
 //! - [`counting`] — the counting flags, turned into an `activity::Counter`;
 //! - [`explain`] — `whocomes explain`: why each request counts as it does;
+//! - [`export`] — `whocomes export`: what a store holds, as JSON or CSV;
 //! - [`key`] — the site's secret key: given, read, or made once;
 //! - [`storage`] — the store flags, and opening the store they name;
 //! - [`reconnect`] — a stand-in for a store that is not there yet;
@@ -16,6 +17,7 @@
 pub mod cli;
 pub mod counting;
 pub mod explain;
+pub mod export;
 pub mod key;
 pub mod reconnect;
 pub mod routes;

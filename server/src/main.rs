@@ -34,18 +34,23 @@ async fn run(command: Command) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Explain(args) => explain(args),
+        Command::Export(args) => {
+            let rows = server::export::export(&args, std::io::stdout().lock()).await?;
+            eprintln!("whocomes export: {rows} rows");
+            Ok(())
+        }
     }
 }
 
 fn explain(args: server::cli::ExplainArgs) -> anyhow::Result<()> {
-    let key = match args.counting.given_key()? {
+    let key = match args.counting.site_key(None)? {
         Some(key) => key,
         None => {
             eprintln!("whocomes explain: no --key given; tokens are made with a throwaway key");
             server::counting::random_key()?
         }
     };
-    let store = args.counting.store_name_or("sqlite")?;
+    let store = args.store_name.or("sqlite")?;
     let counter = args.counting.counter(key, store)?;
     let summary = server::explain::explain(
         std::io::stdin().lock(),

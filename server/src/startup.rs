@@ -16,7 +16,7 @@ use leptos::config::LeptosOptions;
 use tokio::net::TcpListener;
 
 use crate::cli::ServeArgs;
-use crate::{key, routes, shutdown};
+use crate::{routes, shutdown};
 
 /// The file name wasm-bindgen's output is given (`pkg/whocomes.js`,
 /// `pkg/whocomes.wasm`, `pkg/whocomes.css`): the `name` of the
@@ -56,22 +56,17 @@ impl Application {
             .site_addr(local_addr)
             .build();
 
-        let store_kind = config
-            .store
-            .kind()
-            .map_or("sqlite", |kind| kind.default_name());
-        let store_name = config.counting.store_name_or(store_kind)?;
-        let key = key::site_key(
-            config.counting.key.as_deref(),
-            config.store.key_file.as_deref(),
-            &config.store.data_dir,
-        )?;
+        let store_name = config.store.store_name()?;
+        let key = config
+            .counting
+            .site_key(Some(&config.store.data_dir))?
+            .context("a site key is always given or made in the data folder")?;
         let counter = config.counting.counter(key, store_name.clone())?;
         let store = config.store.open(store_name).await;
         let availability = store.availability().await;
         tracing::info!(store = %store.name(), available = availability.available, "{}; {}", availability.reason, availability.retention);
         let (layer, writer) =
-            activity::recording::start(counter, store.clone(), config.store.recorder_config());
+            activity::recording::start(counter, store.clone(), config.recorder.config());
 
         Ok(Self {
             listener,

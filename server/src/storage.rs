@@ -12,6 +12,7 @@ use activity::store::{ActivityStore, NullStore, Retention};
 use activity_postgres::PostgresStore;
 use activity_sqlite::SqliteStore;
 
+use crate::counting::StoreNameArg;
 use crate::reconnect::{Opener, ReconnectingStore};
 use axum::extract::ConnectInfo;
 use clap::Args;
@@ -28,11 +29,22 @@ pub struct StoreArgs {
     #[arg(long, env = "WHOCOMES_STORE_URL", hide_env_values = true)]
     pub store_url: Option<String>,
 
-    /// A file holding the site's key (its bytes are the key), instead of
-    /// `--key`. Without either, DATA_DIR/key is made on first run.
-    #[arg(long, env = "WHOCOMES_KEY_FILE")]
-    pub key_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub name: StoreNameArg,
 
+    /// Delete visitor-day rows older than this many days (their counts by
+    /// kind are kept per day).
+    #[arg(long, env = "WHOCOMES_VISITOR_DAYS", default_value_t = 30)]
+    pub visitor_days: u32,
+
+    /// Delete hourly rows older than this many days (default: keep them).
+    #[arg(long, env = "WHOCOMES_HOUR_DAYS")]
+    pub hour_days: Option<u32>,
+}
+
+/// How `serve` queues and writes hits.
+#[derive(Clone, Debug, Args)]
+pub struct RecorderArgs {
     /// Hits the queue between requests and the writer holds; beyond it, hits
     /// are dropped and counted (requests never wait for the store).
     #[arg(long, env = "WHOCOMES_QUEUE", default_value_t = 65_536)]
@@ -45,15 +57,23 @@ pub struct StoreArgs {
     /// Write as soon as this many hits are queued.
     #[arg(long, env = "WHOCOMES_FLUSH_HITS", default_value_t = 1_000)]
     pub flush_hits: usize,
+}
 
-    /// Delete visitor-day rows older than this many days (their counts by
-    /// kind are kept per day).
-    #[arg(long, env = "WHOCOMES_VISITOR_DAYS", default_value_t = 30)]
-    pub visitor_days: u32,
-
-    /// Delete hourly rows older than this many days (default: keep them).
-    #[arg(long, env = "WHOCOMES_HOUR_DAYS")]
-    pub hour_days: Option<u32>,
+impl RecorderArgs {
+    /// How the recorder queues and writes.
+    pub fn config(&self) -> RecorderConfig {
+        RecorderConfig {
+            queue: self.queue.max(1),
+            flush_every: Duration::from_millis(self.flush_ms.max(1)),
+            flush_hits: self.flush_hits.max(1),
+            peer_address: |extensions| {
+                extensions
+                    .get::<ConnectInfo<std::net::SocketAddr>>()
+                    .map(|info| info.0.ip())
+            },
+            ..RecorderConfig::default()
+        }
+    }
 }
 
 /// The kinds of store a URL can name.
@@ -103,23 +123,9 @@ impl StoreArgs {
         }
     }
 
-    /// How the recorder queues and writes.
-    pub fn recorder_config(&self) -> RecorderConfig {
-        RecorderConfig {
-            queue: self.queue.max(1),
-            flush_every: Duration::from_millis(self.flush_ms.max(1)),
-            flush_hits: self.flush_hits.max(1),
-            peer_address: |extensions| {
-                extensions
-                    .get::<ConnectInfo<std::net::SocketAddr>>()
-                    .map(|info| info.0.ip())
-            },
-            ..RecorderConfig::default()
-        }
-    }
-
-    /// Opens the store once, or says why it cannot.
-    async fn open_once(&self, name: StoreName) -> Result<Arc<dyn ActivityStore>, String> {
+    /// Opens the store once, or says why it cannot (for commands that read
+    /// a store and have no site to keep serving).
+    pub async fn open_once(&self, name: StoreName) -> Result<Arc<dyn ActivityStore>, String> {
         match self.kind() {
             Some(StoreKind::Sqlite) => {
                 std::fs::create_dir_all(&self.data_dir).map_err(|error| {
@@ -141,6 +147,12 @@ impl StoreArgs {
             }
             None => Err("the store URL must start with sqlite:// or postgres://".to_owned()),
         }
+    }
+
+    /// The store's name: the one given, or the kind of store.
+    pub fn store_name(&self) -> anyhow::Result<StoreName> {
+        self.name
+            .or(self.kind().map_or("sqlite", StoreKind::default_name))
     }
 
     /// Opens the store. If it cannot be opened now, the site still serves:

@@ -1,0 +1,71 @@
+//! `whocomes export`: the real binary reads what the real app wrote.
+
+use std::process::Command;
+
+use crate::helpers::spawn_app_with;
+
+const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+
+fn export(args: &[&str]) -> (String, String, bool) {
+    let output = Command::new(env!("CARGO_BIN_EXE_whocomes"))
+        .arg("export")
+        .args(args)
+        .env_remove("WHOCOMES_STORE_URL")
+        .output()
+        .expect("the binary runs");
+    (
+        String::from_utf8(output.stdout).expect("UTF-8"),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        output.status.success(),
+    )
+}
+
+#[tokio::test]
+async fn exports_hours_and_visitors_as_json_and_csv() {
+    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1"]).await;
+    for (path, client) in [
+        ("/", "203.0.113.7"),
+        ("/resume?ref=cv", "203.0.113.7"),
+        ("/.env", "198.51.100.1"),
+    ] {
+        app.client
+            .get(app.url(path))
+            .header("x-forwarded-for", client)
+            .header("user-agent", BROWSER)
+            .send()
+            .await
+            .expect("served");
+    }
+    app.stop().await.expect("stops");
+    let data = format!("--data-dir={}", app.data.path().display());
+
+    let (json, stderr, ok) = export(&["hours", &data, "--since=2000-01-01"]);
+    assert!(ok, "{stderr}");
+    let hours: Vec<serde_json::Value> = serde_json::from_str(&json).expect("a JSON array");
+    assert_eq!(
+        hours
+            .iter()
+            .map(|h| h["requests"].as_u64().expect("a count"))
+            .sum::<u64>(),
+        3
+    );
+    assert!(stderr.contains("3 rows"), "{stderr}");
+
+    let (csv, stderr, ok) = export(&["visitors", &data, "--since=2000-01-01", "--format=csv"]);
+    assert!(ok, "{stderr}");
+    let lines: Vec<&str> = csv.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(
+        lines[0],
+        "store,day,visitor,network,first_seen,last_seen,requests,bots,self_reads,top_paths,sources"
+    );
+    assert_eq!(lines.len(), 3, "a header and two visitor-days:\n{csv}");
+    assert!(csv.contains("203.0.113.x") && csv.contains("198.51.100.x"));
+    assert!(
+        !csv.contains("203.0.113.7") && !csv.contains("ref=cv"),
+        "{csv}"
+    );
+
+    let (_, stderr, ok) = export(&["visitors", "--store-url=mysql://nope"]);
+    assert!(!ok);
+    assert!(stderr.contains("cannot read the store"), "{stderr}");
+}
