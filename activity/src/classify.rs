@@ -59,6 +59,8 @@ pub enum Skip {
     RootFile,
     /// A file a page is made of, by extension.
     Asset(String),
+    /// A navigation report whose `to` is not a path of this site.
+    BadNavigationReport,
 }
 
 impl std::fmt::Display for Skip {
@@ -69,6 +71,9 @@ impl std::fmt::Display for Skip {
             Self::BuildOutput => f.write_str("build output"),
             Self::RootFile => f.write_str("root file"),
             Self::Asset(ext) => write!(f, "asset (.{ext})"),
+            Self::BadNavigationReport => {
+                f.write_str("navigation report without a path of this site")
+            }
         }
     }
 }
@@ -298,6 +303,39 @@ mod tests {
     }
 
     #[test]
+    fn navigation_reports_name_a_path_of_this_site() {
+        let rules = Rules::default();
+        let report = |method, target: &str| {
+            let request = RequestView {
+                method,
+                target: target.as_bytes(),
+                ..RequestView::default()
+            };
+            navigation_report(&request, &rules)
+        };
+        assert_eq!(
+            report("POST", "/api/whocomes/navigation?to=%2Fresume%3Fref%3Dcv"),
+            NavigationReport::To("/resume?ref=cv".into())
+        );
+        assert_eq!(
+            report("POST", "/api/whocomes/navigation?to=//evil.example/"),
+            NavigationReport::Malformed
+        );
+        assert_eq!(
+            report("POST", "/api/whocomes/navigation"),
+            NavigationReport::Malformed
+        );
+        assert_eq!(
+            report("GET", "/api/whocomes/navigation?to=/"),
+            NavigationReport::NotOne
+        );
+        assert_eq!(
+            report("POST", "/api/whocomes/navigationx?to=/"),
+            NavigationReport::NotOne
+        );
+    }
+
+    #[test]
     fn page_loads_are_top_level_documents() {
         let page = |method, dest, accept| {
             let request = RequestView {
@@ -370,5 +408,41 @@ mod tests {
         );
         assert_eq!(KindReason::Loopback.to_string(), "self-read: loopback");
         assert_eq!(Skip::Asset("css".into()).to_string(), "asset (.css)");
+    }
+}
+
+/// What a navigation report (SPEC §4: the hydrated app reports each
+/// navigation inside it once) says.
+#[derive(Debug, PartialEq, Eq)]
+pub enum NavigationReport {
+    /// The request is not a navigation report.
+    NotOne,
+    /// A report of a navigation to this target (path and query).
+    To(String),
+    /// A report that names no path of this site.
+    Malformed,
+}
+
+/// Reads a navigation report: `POST {navigation_report_path}?to=/new/path`.
+pub fn navigation_report(request: &RequestView<'_>, rules: &Rules) -> NavigationReport {
+    let report = rules.config.navigation_report_path.as_bytes();
+    let target = request.target;
+    let path_end = target
+        .iter()
+        .position(|&b| b == b'?' || b == b'#')
+        .unwrap_or(target.len());
+    if &target[..path_end] != report || !request.method.eq_ignore_ascii_case("POST") {
+        return NavigationReport::NotOne;
+    }
+    let to = crate::path::query_of(target).and_then(|query| {
+        query.split(|&b| b == b'&').find_map(|pair| {
+            let value = pair.strip_prefix(b"to=")?;
+            let decoded = percent_encoding::percent_decode(value).decode_utf8().ok()?;
+            Some(decoded.into_owned())
+        })
+    });
+    match to {
+        Some(to) if to.starts_with('/') && !to.starts_with("//") => NavigationReport::To(to),
+        _ => NavigationReport::Malformed,
     }
 }

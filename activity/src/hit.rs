@@ -21,7 +21,10 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::address::{ForwardedHeader, Network, TrustedProxies};
-use crate::classify::{Counted, Kind, KindReason, RequestView, counted, is_page_load, kind_of};
+use crate::classify::{
+    Counted, Kind, KindReason, NavigationReport, RequestView, Skip, counted, is_page_load, kind_of,
+    navigation_report,
+};
 use crate::path::{clean_path, query_of};
 use crate::rules::Rules;
 use crate::source::{Source, source_of};
@@ -169,6 +172,34 @@ impl Counter {
     /// Decides one request that arrived at `at` from `peer` (`None`: the
     /// peer address is unknown or unreadable).
     pub fn count(
+        &self,
+        request: &RequestView<'_>,
+        peer: Option<IpAddr>,
+        at: DateTime<Utc>,
+    ) -> Decision {
+        match navigation_report(request, &self.rules) {
+            NavigationReport::NotOne => self.decide(request, peer, at),
+            NavigationReport::To(target) => {
+                // The app's own report of a navigation inside it: a page load
+                // of the new path, from the same client.
+                let navigation = RequestView {
+                    method: "GET",
+                    target: target.as_bytes(),
+                    sec_fetch_dest: Some("document"),
+                    ..request.clone()
+                };
+                self.decide(&navigation, peer, at)
+            }
+            NavigationReport::Malformed => Decision {
+                counted: Counted::Not(Skip::BadNavigationReport),
+                page_load: false,
+                reason: None,
+                hit: None,
+            },
+        }
+    }
+
+    fn decide(
         &self,
         request: &RequestView<'_>,
         peer: Option<IpAddr>,

@@ -66,6 +66,9 @@ pub struct RulesConfig {
     pub site_hosts: Vec<String>,
     /// Query parameters that carry a link's tag, in order of preference.
     pub tag_parameters: Vec<String>,
+    /// Where the hydrated app reports a navigation inside it
+    /// (`POST PATH?to=/new/path`): counted as a page load of the new path.
+    pub navigation_report_path: String,
 }
 
 fn strings(items: &[&str]) -> Vec<String> {
@@ -132,6 +135,7 @@ impl Default for RulesConfig {
             bot_words: BotPatterns::default_words(),
             site_hosts: Vec::new(),
             tag_parameters: strings(&["ref", "utm_source"]),
+            navigation_report_path: "/api/whocomes/navigation".to_owned(),
         }
     }
 }

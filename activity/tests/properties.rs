@@ -54,7 +54,8 @@ fn at() -> impl Strategy<Value = DateTime<Utc>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    // Failures print their minimal case; no regression files in the tree.
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn a_hit_never_carries_the_address_the_query_or_the_agent(

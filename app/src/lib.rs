@@ -9,12 +9,15 @@
 //! - [`shell`] — the HTML document around the app (the server renders it);
 //! - [`App`] — the router and the shared page frame;
 //! - [`inventory`] — the inventory's data type and the server function that lists it;
+//! - `navigation` — reporting navigations inside the app, so they count as page loads;
 //! - `pages` — one file per page.
 #![forbid(unsafe_code)]
 
 pub mod inventory;
 mod layout;
+mod navigation;
 mod pages;
 mod shell;
 
+pub use navigation::NAVIGATION_REPORT;
 pub use shell::{App, Hydrated, shell};

@@ -39,6 +39,12 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[derive(Clone, Copy)]
 pub struct Hydrated(pub ReadSignal<bool>);
 
+/// Reports navigations inside the app (it needs the router's location).
+#[component]
+fn NavigationReports() -> impl IntoView {
+    crate::navigation::report_navigations();
+}
+
 /// The app: stylesheet, default title, the page frame and the routes.
 ///
 /// The root element carries `data-hydrated="true"` once the page is
@@ -54,6 +60,7 @@ pub fn App() -> impl IntoView {
         <Stylesheet id="leptos" href="/pkg/whocomes.css" />
         <Title formatter=|page: String| format!("{page} · Mara Lindqvist") />
         <Router>
+            <NavigationReports />
             <div id="app" data-hydrated=move || if hydrated.get() { "true" } else { "false" }>
             <SiteHeader />
             <main id="content">

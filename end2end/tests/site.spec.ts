@@ -98,3 +98,22 @@ test('the stylesheet and favicon load', async ({ page }) => {
   expect(favicon.status()).toBe(200);
   expect(errors).toEqual([]);
 });
+
+test('navigations inside the app are reported once each', async ({ page }) => {
+  await page.goto('/');
+  await hydrated(page);
+  const reports: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().includes('/api/whocomes/navigation')) reports.push(request.url());
+  });
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  const reported = page.waitForRequest((r) => r.url().includes('/api/whocomes/navigation?to=%2Fabout'));
+  await nav.getByRole('link', { name: 'About' }).click();
+  const request = await reported;
+  expect(request.method()).toBe('POST');
+  expect((await request.response())?.status()).toBe(204);
+  await nav.getByRole('link', { name: 'Résumé' }).click();
+  await expect(page).toHaveURL(/\/resume$/);
+  await expect.poll(() => reports.length).toBe(2);
+  expect(reports[1]).toContain('to=%2Fresume');
+});

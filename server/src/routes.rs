@@ -2,13 +2,18 @@
 //! static files of the built site, with the 404 page for everything else.
 
 use axum::Router;
-use axum::routing::get;
+use axum::http::StatusCode;
+use axum::routing::{get, post};
 use leptos::config::LeptosOptions;
 use leptos_axum::{LeptosRoutes, file_and_error_handler, generate_route_list};
 
 use app::{App, shell};
 
 use crate::api;
+
+/// Where the hydrated app reports its navigations (the default of
+/// `activity::RulesConfig::navigation_report_path`; the app posts here).
+pub const NAVIGATION_REPORT: &str = app::NAVIGATION_REPORT;
 
 /// Builds the whole site's router for the given Leptos options.
 ///
@@ -25,6 +30,8 @@ pub fn router(options: LeptosOptions) -> Router {
 
     Router::new()
         .route("/api/inventory", get(api::inventory))
+        // The counter reads the report on its way in; the route only answers.
+        .route(NAVIGATION_REPORT, post(|| async { StatusCode::NO_CONTENT }))
         .leptos_routes(&options, pages, render_shell)
         .fallback(file_and_error_handler(shell))
         .with_state(options)

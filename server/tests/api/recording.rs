@@ -221,3 +221,36 @@ async fn serve_counts_into_postgres_when_told_to() {
     assert_eq!(hours.iter().map(|h| h.bots).sum::<u64>(), 1);
     store.close().await;
 }
+
+#[tokio::test]
+async fn a_reported_navigation_is_a_page_load_of_the_new_path() {
+    let app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1"]).await;
+    let answer = app
+        .client
+        .post(app.url("/api/whocomes/navigation?to=%2Fresume%3Fref%3Dcv"))
+        .header("x-forwarded-for", "203.0.113.7")
+        .header("user-agent", BROWSER)
+        .header("sec-fetch-dest", "empty")
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(answer.status().as_u16(), 204);
+    let bad = app
+        .client
+        .post(app.url("/api/whocomes/navigation?to=https%3A%2F%2Fevil.example%2F"))
+        .header("x-forwarded-for", "203.0.113.7")
+        .header("user-agent", BROWSER)
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(bad.status().as_u16(), 204, "answered, not counted");
+    let (hours, visitors) = app.stop_and_read().await;
+    assert_eq!(hours.len(), 1);
+    assert_eq!((hours[0].path.as_str(), hours[0].requests), ("/resume", 1));
+    let sources: Vec<String> = visitors[0]
+        .sources
+        .iter()
+        .map(|s| s.source.to_string())
+        .collect();
+    assert_eq!(sources, ["tag:cv"], "a page load keeps the link's tag");
+}
