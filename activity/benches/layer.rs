@@ -1,0 +1,131 @@
+//! The request path as the server runs it: one request through the
+//! `ActivityLayer` (headers read, decision, hit made, `try_send` onto the
+//! queue) in front of a service that answers at once, beside the same
+//! service without the layer.
+//!
+//! `cargo bench -p activity --features server --bench layer`
+
+use std::convert::Infallible;
+use std::hint::black_box;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use activity::address::TrustedProxies;
+use activity::recording::{RecorderConfig, start};
+use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
+use activity::store::{ActivityStore, StoreError};
+use activity::{Counter, Rules, StoreName, VisitorKey};
+use criterion::{Criterion, criterion_group, criterion_main};
+use tower::{Layer, Service, service_fn};
+
+const CHROME: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
+fn request(path: &str) -> http::Request<()> {
+    let mut request = http::Request::get(path)
+        .header("user-agent", CHROME)
+        .header("accept", "text/html,application/xhtml+xml")
+        .header("sec-fetch-dest", "document")
+        .header("referer", "https://www.linkedin.com/feed/")
+        .header("host", "example.com")
+        .body(())
+        .expect("a request");
+    request.extensions_mut().insert(
+        "203.0.113.7:5123"
+            .parse::<SocketAddr>()
+            .expect("an address"),
+    );
+    request
+}
+
+/// Accepts every batch and keeps nothing: the bench measures the request
+/// path, not a store.
+struct Discard(StoreName);
+
+#[async_trait::async_trait]
+impl ActivityStore for Discard {
+    fn name(&self) -> &StoreName {
+        &self.0
+    }
+    async fn availability(&self) -> Availability {
+        Availability {
+            available: true,
+            reason: "discarded".into(),
+            retention: "none".into(),
+        }
+    }
+    async fn record(&self, _batch: &Batch) -> Result<(), StoreError> {
+        Ok(())
+    }
+    async fn hours_since(
+        &self,
+        _since: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Vec<HourRow>, StoreError> {
+        Ok(Vec::new())
+    }
+    async fn visitors_since(
+        &self,
+        _since: chrono::NaiveDate,
+    ) -> Result<Vec<VisitorDay>, StoreError> {
+        Ok(Vec::new())
+    }
+    async fn enforce_retention(
+        &self,
+        _now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<(), StoreError> {
+        Ok(())
+    }
+    fn cost(&self) -> Cost {
+        Cost::default()
+    }
+}
+
+fn layer(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let _guard = runtime.enter();
+    let store = Arc::new(Discard(StoreName::parse("memory").expect("a name")));
+    let counter = Counter::new(
+        Rules::default(),
+        VisitorKey::from_bytes(vec![7; 32]).expect("a key"),
+        TrustedProxies::default(),
+        StoreName::parse("memory").expect("a name"),
+    );
+    let config = RecorderConfig {
+        queue: 1 << 20,
+        ..RecorderConfig::default()
+    };
+    let (activity, _writer) = start(counter, store, config);
+    let inner = service_fn(|_: http::Request<()>| async { Ok::<_, Infallible>(()) });
+    let mut bare = inner;
+    let mut counted = activity.layer(inner);
+
+    let mut group = c.benchmark_group("request path");
+    group.bench_function("without the layer", |b| {
+        b.iter_batched(
+            || request("/resume?ref=linkedin"),
+            |r| black_box(bare.call(r)),
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("with the layer: page load", |b| {
+        b.iter_batched(
+            || request("/resume?ref=linkedin"),
+            |r| black_box(counted.call(r)),
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("with the layer: asset", |b| {
+        b.iter_batched(
+            || request("/pkg/whocomes.wasm"),
+            |r| black_box(counted.call(r)),
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, layer);
+criterion_main!(benches);
