@@ -29,6 +29,7 @@ pub struct Application {
     router: Router,
     local_addr: SocketAddr,
     store: Arc<dyn ActivityStore>,
+    read_stores: Vec<Arc<dyn ActivityStore>>,
     writer: WriterHandle,
 }
 
@@ -63,6 +64,7 @@ impl Application {
             .context("a site key is always given or made in the data folder")?;
         let counter = config.counting.counter(key, store_name.clone())?;
         let store = config.store.open(store_name).await;
+        let read_stores = config.store.open_read_stores().await;
         let availability = store.availability().await;
         tracing::info!(store = %store.name(), available = availability.available, "{}; {}", availability.reason, availability.retention);
         let (layer, writer) =
@@ -73,8 +75,17 @@ impl Application {
             router: routes::router(options).layer(layer),
             local_addr,
             store,
+            read_stores,
             writer,
         })
+    }
+
+    /// Every store the Admin tab reads: the one written to, then the
+    /// `--read-store`s.
+    pub fn stores(&self) -> Vec<Arc<dyn ActivityStore>> {
+        std::iter::once(self.store.clone())
+            .chain(self.read_stores.iter().cloned())
+            .collect()
     }
 
     /// The store the site counts into.
@@ -119,6 +130,9 @@ impl Application {
             "activity written"
         );
         self.store.close().await;
+        for store in &self.read_stores {
+            store.close().await;
+        }
         served
     }
 }

@@ -32,6 +32,12 @@ pub struct StoreArgs {
     #[command(flatten)]
     pub name: StoreNameArg,
 
+    /// Another store to read besides the one written to, as NAME=URL
+    /// (`eu=postgres://…`, `blog=sqlite:///srv/blog/activity.db`); repeatable.
+    /// The Admin tab draws them all in one chart. Never logged.
+    #[arg(long = "read-store", env = "WHOCOMES_READ_STORE", value_delimiter = ',', value_parser = parse_read_store, hide_env_values = true)]
+    pub read_stores: Vec<ReadStore>,
+
     /// Delete visitor-day rows older than this many days (their counts by
     /// kind are kept per day).
     #[arg(long, env = "WHOCOMES_VISITOR_DAYS", default_value_t = 30)]
@@ -74,6 +80,40 @@ impl RecorderArgs {
             ..RecorderConfig::default()
         }
     }
+}
+
+/// A store read besides the one written to. Its `Debug` never shows the URL
+/// (it may hold a password).
+#[derive(Clone)]
+pub struct ReadStore {
+    /// The name its rows are kept under.
+    pub name: StoreName,
+    /// Where it is.
+    pub url: String,
+}
+
+impl std::fmt::Debug for ReadStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ReadStore({})", self.name)
+    }
+}
+
+fn parse_read_store(text: &str) -> Result<ReadStore, String> {
+    let (name, url) = text
+        .split_once('=')
+        .ok_or_else(|| "expected NAME=URL, e.g. eu=postgres://host/db".to_owned())?;
+    let name = StoreName::parse(name.trim()).map_err(|error| error.to_string())?;
+    let url = url.trim();
+    if !(url.starts_with("sqlite:")
+        || url.starts_with("postgres://")
+        || url.starts_with("postgresql://"))
+    {
+        return Err("the URL must start with sqlite: or postgres://".to_owned());
+    }
+    Ok(ReadStore {
+        name,
+        url: url.to_owned(),
+    })
 }
 
 /// The kinds of store a URL can name.
@@ -147,6 +187,20 @@ impl StoreArgs {
             }
             None => Err("the store URL must start with sqlite:// or postgres://".to_owned()),
         }
+    }
+
+    /// Opens the stores read besides this one (each as [`open`](Self::open) does).
+    pub async fn open_read_stores(&self) -> Vec<Arc<dyn ActivityStore>> {
+        let mut stores = Vec::with_capacity(self.read_stores.len());
+        for read in &self.read_stores {
+            let args = StoreArgs {
+                store_url: Some(read.url.clone()),
+                read_stores: Vec::new(),
+                ..self.clone()
+            };
+            stores.push(args.open(read.name.clone()).await);
+        }
+        stores
     }
 
     /// The store's name: the one given, or the kind of store.

@@ -22,6 +22,7 @@ pub struct TestApp {
     pub addr: SocketAddr,
     stats: std::sync::Arc<activity::recording::RecorderStats>,
     store: std::sync::Arc<dyn ActivityStore>,
+    stores: Vec<std::sync::Arc<dyn ActivityStore>>,
     pub client: reqwest::Client,
     /// The data folder (SQLite file and key), removed when the app is dropped.
     pub data: tempfile::TempDir,
@@ -58,6 +59,11 @@ impl TestApp {
     /// The store the app counts into.
     pub fn store(&self) -> std::sync::Arc<dyn ActivityStore> {
         self.store.clone()
+    }
+
+    /// Every store the app reads (its own first, then `--read-store`s).
+    pub fn stores(&self) -> Vec<std::sync::Arc<dyn ActivityStore>> {
+        self.stores.clone()
     }
 
     /// What the recorder has done so far.
@@ -135,6 +141,7 @@ pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
     let addr = app.local_addr();
     let stats = app.recorder_stats();
     let store = app.store();
+    let stores = app.stores();
     let (stop, stopped) = oneshot::channel::<()>();
     let served = tokio::spawn(app.run_until(async {
         let _ = stopped.await;
@@ -147,6 +154,7 @@ pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
         addr,
         stats,
         store,
+        stores,
         client,
         data,
         stop: Some(stop),

@@ -254,3 +254,31 @@ async fn a_reported_navigation_is_a_page_load_of_the_new_path() {
         .collect();
     assert_eq!(sources, ["tag:cv"], "a page load keeps the link's tag");
 }
+
+#[tokio::test]
+async fn read_stores_are_opened_beside_the_written_one() {
+    let mut first = spawn_app_with(&[
+        "--own-address=none",
+        "--trusted-proxy=127.0.0.1",
+        "--store-name=site-a",
+    ])
+    .await;
+    from(&first, Method::GET, "/about", "203.0.113.7", BROWSER).await;
+    first.stop().await.expect("stops");
+    let other = format!(
+        "--read-store=site-a=sqlite://{}",
+        first.data.path().join("activity.db").display()
+    );
+
+    let second = spawn_app_with(&["--store-name=site-b", &other]).await;
+    let stores = second.stores();
+    let names: Vec<String> = stores.iter().map(|s| s.name().to_string()).collect();
+    assert_eq!(names, ["site-b", "site-a"]);
+    let hours = stores[1]
+        .hours_since(chrono::DateTime::UNIX_EPOCH)
+        .await
+        .expect("reads the other site");
+    assert_eq!(hours.len(), 1);
+    assert_eq!(hours[0].path, "/about");
+    assert!(stores[1].availability().await.available);
+}
