@@ -32,6 +32,7 @@ pub mod recording;
 pub mod report;
 pub mod rows;
 pub mod rules;
+pub mod sample;
 pub mod source;
 pub mod store;
 pub mod token;

@@ -85,6 +85,11 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub recorder: RecorderArgs,
+
+    /// Serve without counting anything (no layer, no store): for measuring
+    /// what counting costs, side by side with a counting server.
+    #[arg(long, env = "WHOCOMES_NO_COUNTING")]
+    pub no_counting: bool,
 }
 
 #[cfg(test)]

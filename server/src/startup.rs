@@ -72,7 +72,12 @@ impl Application {
 
         Ok(Self {
             listener,
-            router: routes::router(options).layer(layer),
+            router: if config.no_counting {
+                tracing::warn!("--no-counting: nothing is counted");
+                routes::router(options)
+            } else {
+                routes::router(options).layer(layer)
+            },
             local_addr,
             store,
             read_stores,
