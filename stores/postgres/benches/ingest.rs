@@ -18,8 +18,8 @@ fn ingest(c: &mut Criterion) {
     };
     let name = StoreName::parse("postgres").expect("a name");
     let store = runtime
-        .block_on(SqliteStore::open(
-            path.to_str().expect("UTF-8"),
+        .block_on(PostgresStore::connect(
+            &url,
             name.clone(),
             Retention::default(),
         ))
