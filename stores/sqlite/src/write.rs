@@ -1,115 +1,133 @@
-//! Writing: a batch as multi-row upserts in one transaction, and retention.
+//! Writing: a batch as multi-row upserts in one transaction (one statement
+//! per table), and retention.
 
 use activity::StoreName;
 use activity::rows::Batch;
 use activity::store::{Retention, StoreError};
 use chrono::{DateTime, Utc};
-use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+use serde_json::json;
+use sqlx::SqlitePool;
 
 use crate::failed;
-
-/// Rows per statement: well under SQLite's limit of bound values.
-const CHUNK: usize = 400;
 
 /// SQLite integers are signed; counts never come near the limit.
 pub(crate) fn int(count: u64) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
 }
 
+/// One statement per table, whatever the batch's size: the rows travel as
+/// one JSON array bound to `?1` and are unpacked by SQLite's `json_each`, so
+/// the statement text never changes and is prepared once per connection.
 pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), StoreError> {
-    let mut tx = pool.begin().await.map_err(failed)?;
-    for rows in batch.hours.chunks(CHUNK) {
-        let mut query = QueryBuilder::<Sqlite>::new(
-            "INSERT INTO hours (store, hour, path, requests, bots, self_reads) ",
-        );
-        query.push_values(rows, |mut values, row| {
-            values
-                .push_bind(row.store.as_str())
-                .push_bind(row.hour.timestamp())
-                .push_bind(row.path.as_str())
-                .push_bind(int(row.requests))
-                .push_bind(int(row.bots))
-                .push_bind(int(row.self_reads));
-        });
-        query.push(
-            " ON CONFLICT (store, hour, path) DO UPDATE SET \
-             requests = requests + excluded.requests, \
-             bots = bots + excluded.bots, \
-             self_reads = self_reads + excluded.self_reads",
-        );
-        query.build().execute(&mut *tx).await.map_err(failed)?;
-    }
-    for rows in batch.visitors.chunks(CHUNK) {
-        let mut query = QueryBuilder::<Sqlite>::new(
-            "INSERT INTO visitor_days (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads) ",
-        );
-        query.push_values(rows, |mut values, row| {
-            values
-                .push_bind(row.store.as_str())
-                .push_bind(row.day.to_string())
-                .push_bind(row.visitor.as_str())
-                .push_bind(row.network.as_str())
-                .push_bind(row.first_seen.timestamp_millis())
-                .push_bind(row.last_seen.timestamp_millis())
-                .push_bind(int(row.requests))
-                .push_bind(int(row.bots))
-                .push_bind(int(row.self_reads));
-        });
-        query.push(
-            " ON CONFLICT (store, day, visitor) DO UPDATE SET \
-             network = CASE WHEN excluded.last_seen >= last_seen THEN excluded.network ELSE network END, \
-             first_seen = MIN(first_seen, excluded.first_seen), \
-             last_seen = MAX(last_seen, excluded.last_seen), \
-             requests = requests + excluded.requests, \
-             bots = bots + excluded.bots, \
-             self_reads = self_reads + excluded.self_reads",
-        );
-        query.build().execute(&mut *tx).await.map_err(failed)?;
-    }
+    let hours: Vec<_> = batch
+        .hours
+        .iter()
+        .map(|row| {
+            json!([
+                row.store.as_str(),
+                row.hour.timestamp(),
+                row.path,
+                int(row.requests),
+                int(row.bots),
+                int(row.self_reads)
+            ])
+        })
+        .collect();
+    let visitors: Vec<_> = batch
+        .visitors
+        .iter()
+        .map(|row| {
+            json!([
+                row.store.as_str(),
+                row.day.to_string(),
+                row.visitor.as_str(),
+                row.network.as_str(),
+                row.first_seen.timestamp_millis(),
+                row.last_seen.timestamp_millis(),
+                int(row.requests),
+                int(row.bots),
+                int(row.self_reads)
+            ])
+        })
+        .collect();
     let paths: Vec<_> = batch
         .visitors
         .iter()
-        .flat_map(|row| row.top_paths.iter().map(move |path| (row, path)))
+        .flat_map(|row| {
+            row.top_paths.iter().map(move |path| {
+                json!([
+                    row.store.as_str(),
+                    row.day.to_string(),
+                    row.visitor.as_str(),
+                    path.path,
+                    int(path.requests)
+                ])
+            })
+        })
         .collect();
-    for rows in paths.chunks(CHUNK) {
-        let mut query = QueryBuilder::<Sqlite>::new(
-            "INSERT INTO visitor_paths (store, day, visitor, path, requests) ",
-        );
-        query.push_values(rows, |mut values, (row, path)| {
-            values
-                .push_bind(row.store.as_str())
-                .push_bind(row.day.to_string())
-                .push_bind(row.visitor.as_str())
-                .push_bind(path.path.as_str())
-                .push_bind(int(path.requests));
-        });
-        query.push(" ON CONFLICT (store, day, visitor, path) DO UPDATE SET requests = requests + excluded.requests");
-        query.build().execute(&mut *tx).await.map_err(failed)?;
-    }
     let sources: Vec<_> = batch
         .visitors
         .iter()
-        .flat_map(|row| row.sources.iter().map(move |source| (row, source)))
+        .flat_map(|row| {
+            row.sources.iter().map(move |source| {
+                json!([
+                    row.store.as_str(),
+                    row.day.to_string(),
+                    row.visitor.as_str(),
+                    source.source.to_string(),
+                    int(source.page_loads)
+                ])
+            })
+        })
         .collect();
-    for rows in sources.chunks(CHUNK) {
-        let mut query = QueryBuilder::<Sqlite>::new(
-            "INSERT INTO visitor_sources (store, day, visitor, source, page_loads) ",
-        );
-        query.push_values(rows, |mut values, (row, source)| {
-            values
-                .push_bind(row.store.as_str())
-                .push_bind(row.day.to_string())
-                .push_bind(row.visitor.as_str())
-                .push_bind(source.source.to_string())
-                .push_bind(int(source.page_loads));
-        });
-        query.push(
-            " ON CONFLICT (store, day, visitor, source) DO UPDATE SET page_loads = page_loads + excluded.page_loads",
-        );
-        query.build().execute(&mut *tx).await.map_err(failed)?;
+
+    let mut tx = pool.begin().await.map_err(failed)?;
+    for (sql, rows) in [
+        (UPSERT_HOURS, hours),
+        (UPSERT_VISITORS, visitors),
+        (UPSERT_PATHS, paths),
+        (UPSERT_SOURCES, sources),
+    ] {
+        if rows.is_empty() {
+            continue;
+        }
+        let rows = serde_json::Value::Array(rows).to_string();
+        sqlx::query(sql)
+            .bind(rows)
+            .execute(&mut *tx)
+            .await
+            .map_err(failed)?;
     }
     tx.commit().await.map_err(failed)
 }
+
+// `WHERE true` keeps SQLite from reading ON CONFLICT as a join's ON.
+const UPSERT_HOURS: &str = "INSERT INTO hours (store, hour, path, requests, bots, self_reads) \
+     SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5 FROM json_each(?1) WHERE true \
+     ON CONFLICT (store, hour, path) DO UPDATE SET \
+     requests = requests + excluded.requests, \
+     bots = bots + excluded.bots, \
+     self_reads = self_reads + excluded.self_reads";
+
+const UPSERT_VISITORS: &str = "INSERT INTO visitor_days \
+     (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads) \
+     SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8 \
+     FROM json_each(?1) WHERE true \
+     ON CONFLICT (store, day, visitor) DO UPDATE SET \
+     network = CASE WHEN excluded.last_seen >= last_seen THEN excluded.network ELSE network END, \
+     first_seen = MIN(first_seen, excluded.first_seen), \
+     last_seen = MAX(last_seen, excluded.last_seen), \
+     requests = requests + excluded.requests, \
+     bots = bots + excluded.bots, \
+     self_reads = self_reads + excluded.self_reads";
+
+const UPSERT_PATHS: &str = "INSERT INTO visitor_paths (store, day, visitor, path, requests) \
+     SELECT value->>0, value->>1, value->>2, value->>3, value->>4 FROM json_each(?1) WHERE true \
+     ON CONFLICT (store, day, visitor, path) DO UPDATE SET requests = requests + excluded.requests";
+
+const UPSERT_SOURCES: &str = "INSERT INTO visitor_sources (store, day, visitor, source, page_loads) \
+     SELECT value->>0, value->>1, value->>2, value->>3, value->>4 FROM json_each(?1) WHERE true \
+     ON CONFLICT (store, day, visitor, source) DO UPDATE SET page_loads = page_loads + excluded.page_loads";
 
 /// Keeps each expiring day's counts by kind in `day_kinds`, then deletes
 /// visitor rows older than the retention (and hourly rows, if they expire).
