@@ -231,6 +231,34 @@ impl VisitorDay {
     }
 }
 
+/// Puts the paths and sources a store reads apart from their visitor-day rows
+/// back on those rows (matched by day and token; a part without its row is
+/// ignored), each list most first, ties by name.
+pub fn attach_parts(
+    visitors: &mut [VisitorDay],
+    paths: Vec<(NaiveDate, VisitorToken, PathCount)>,
+    sources: Vec<(NaiveDate, VisitorToken, SourceCount)>,
+) {
+    let index: std::collections::HashMap<(NaiveDate, VisitorToken), usize> = visitors
+        .iter()
+        .enumerate()
+        .map(|(at, row)| ((row.day, row.visitor.clone()), at))
+        .collect();
+    for (day, visitor, path) in paths {
+        if let Some(&at) = index.get(&(day, visitor)) {
+            visitors[at].top_paths.push(path);
+        }
+    }
+    for (day, visitor, source) in sources {
+        if let Some(&at) = index.get(&(day, visitor)) {
+            visitors[at].sources.push(source);
+        }
+    }
+    for row in visitors.iter_mut() {
+        sort_counts(&mut row.top_paths, &mut row.sources);
+    }
+}
+
 /// Most first, ties by name: the order rows are shown and compared in.
 fn sort_counts(paths: &mut [PathCount], sources: &mut [SourceCount]) {
     paths.sort_by(|a, b| {

@@ -1,12 +1,10 @@
 //! Reading rows back into `activity`'s records, checking each value as it
 //! comes: a row the records cannot hold is an error, not a guess.
 
-use std::collections::HashMap;
-
 use activity::StoreName;
 use activity::VisitorToken;
 use activity::address::Network;
-use activity::rows::{HourRow, PathCount, SourceCount, VisitorDay};
+use activity::rows::{HourRow, PathCount, SourceCount, VisitorDay, attach_parts};
 use activity::source::Source;
 use activity::store::StoreError;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -24,6 +22,15 @@ where
     T: sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres>,
 {
     row.try_get(column).map_err(|_| invalid(column))
+}
+
+/// The day and token a path or source row belongs to.
+fn key(row: &sqlx::postgres::PgRow) -> Result<(NaiveDate, VisitorToken), StoreError> {
+    let visitor: String = get(row, "visitor")?;
+    Ok((
+        get(row, "day")?,
+        VisitorToken::parse(&visitor).ok_or_else(|| invalid("visitor token"))?,
+    ))
 }
 
 fn count(value: i64) -> u64 {
@@ -73,7 +80,6 @@ pub(crate) async fn visitors_since(
     .await
     .map_err(failed)?;
     let mut visitors = Vec::with_capacity(rows.len());
-    let mut index: HashMap<(NaiveDate, String), usize> = HashMap::with_capacity(rows.len());
     for row in &rows {
         let day: NaiveDate = get(row, "day")?;
         let visitor_text: String = get(row, "visitor")?;
@@ -91,53 +97,50 @@ pub(crate) async fn visitors_since(
             top_paths: Vec::new(),
             sources: Vec::new(),
         });
-        index.insert((day, visitor_text), visitors.len() - 1);
     }
 
     let paths = sqlx::query(
         "SELECT day, visitor, path, requests FROM visitor_paths \
-         WHERE store = $1 AND day >= $2 ORDER BY requests DESC, path",
+         WHERE store = $1 AND day >= $2",
     )
     .bind(store.as_str())
     .bind(since)
     .fetch_all(pool)
     .await
     .map_err(failed)?;
-    for row in &paths {
-        let key = (
-            get::<NaiveDate>(row, "day")?,
-            get::<String>(row, "visitor")?,
-        );
-        if let Some(&at) = index.get(&key) {
-            visitors[at].top_paths.push(PathCount {
+    let paths = paths
+        .iter()
+        .map(|row| {
+            let (day, visitor) = key(row)?;
+            let path = PathCount {
                 path: get(row, "path")?,
                 requests: count(get(row, "requests")?),
-            });
-        }
-    }
+            };
+            Ok((day, visitor, path))
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
 
     let sources = sqlx::query(
         "SELECT day, visitor, source, page_loads FROM visitor_sources \
-         WHERE store = $1 AND day >= $2 ORDER BY page_loads DESC, source",
+         WHERE store = $1 AND day >= $2",
     )
     .bind(store.as_str())
     .bind(since)
     .fetch_all(pool)
     .await
     .map_err(failed)?;
-    for row in &sources {
-        let key = (
-            get::<NaiveDate>(row, "day")?,
-            get::<String>(row, "visitor")?,
-        );
-        if let Some(&at) = index.get(&key) {
-            let source =
-                Source::try_from(get::<String>(row, "source")?).map_err(|_| invalid("source"))?;
-            visitors[at].sources.push(SourceCount {
-                source,
+    let sources = sources
+        .iter()
+        .map(|row| {
+            let (day, visitor) = key(row)?;
+            let source = SourceCount {
+                source: Source::try_from(get::<String>(row, "source")?)
+                    .map_err(|_| invalid("source"))?,
                 page_loads: count(get(row, "page_loads")?),
-            });
-        }
-    }
+            };
+            Ok((day, visitor, source))
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    attach_parts(&mut visitors, paths, sources);
     Ok(visitors)
 }
