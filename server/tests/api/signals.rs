@@ -87,3 +87,73 @@ fn a_bad_log_filter_is_refused_with_a_clear_message() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("WHOCOMES_LOG"), "{stderr}");
 }
+
+#[tokio::test]
+async fn sigterm_under_load_loses_no_queued_hit() {
+    let data = tempfile::tempdir().expect("a temporary folder");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_whocomes"))
+        .env("WHOCOMES_DATA_DIR", data.path())
+        .env("WHOCOMES_ADDR", "127.0.0.1:0")
+        .env(
+            "WHOCOMES_SITE_ROOT",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../public"),
+        )
+        .env("WHOCOMES_OWN_ADDRESS", "none")
+        // Nothing is written before the signal: every hit is still queued.
+        .env("WHOCOMES_FLUSH_MS", "600000")
+        .env("WHOCOMES_FLUSH_HITS", "100000")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let url = wait_for_serving_line(child.stderr.take().expect("stderr is piped"));
+    let client = reqwest::Client::new();
+    let requests = (0..400).map(|i| {
+        let client = client.clone();
+        let url = format!("{url}/about?n={i}");
+        async move {
+            client
+                .get(url)
+                .header(
+                    "user-agent",
+                    "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0",
+                )
+                .send()
+                .await
+        }
+    });
+    let answers = futures::future::join_all(requests).await;
+    assert!(
+        answers
+            .iter()
+            .all(|a| a.as_ref().is_ok_and(|r| r.status().as_u16() == 200))
+    );
+
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait works") {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still running after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "exit status after SIGTERM: {status}");
+
+    let export = Command::new(env!("CARGO_BIN_EXE_whocomes"))
+        .args(["export", "hours", "--since=2000-01-01"])
+        .env("WHOCOMES_DATA_DIR", data.path())
+        .output()
+        .expect("export runs");
+    let hours: Vec<serde_json::Value> =
+        serde_json::from_slice(&export.stdout).expect("a JSON array");
+    let written: u64 = hours.iter().filter_map(|h| h["requests"].as_u64()).sum();
+    assert_eq!(written, 400, "every queued hit was written at SIGTERM");
+}
