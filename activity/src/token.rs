@@ -102,7 +102,13 @@ pub fn visitor_token(key: &VisitorKey, day: NaiveDate, ip: Option<IpAddr>) -> Vi
     let mut mac = key.0.clone();
     // `YYYY-MM-DD|`, written by hand: chrono's formatter costs more than the hash.
     let mut prefix = String::with_capacity(11);
-    let _ = write!(prefix, "{:04}-{:02}-{:02}|", day.year(), day.month(), day.day());
+    let _ = write!(
+        prefix,
+        "{:04}-{:02}-{:02}|",
+        day.year(),
+        day.month(),
+        day.day()
+    );
     mac.update(prefix.as_bytes());
     mac.update(token_address(ip).as_bytes());
     let digest = mac.finalize().into_bytes();
