@@ -1,62 +1,52 @@
-//! Writing: a batch as multi-row upserts in one transaction, and retention.
+//! Writing: a batch as multi-row upserts in one transaction (one statement
+//! per table, columns bound as arrays), and retention.
 
 use activity::StoreName;
 use activity::rows::Batch;
 use activity::store::{Retention, StoreError};
 use chrono::{DateTime, Utc};
-use sqlx::{PgPool, Postgres, QueryBuilder};
+use sqlx::PgPool;
 
 use crate::failed;
-
-/// Rows per statement: well under PostgreSQL's limit of 65,535 bound values.
-const CHUNK: usize = 400;
 
 /// PostgreSQL BIGINTs are signed; counts never come near the limit.
 pub(crate) fn int(count: u64) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
 }
 
+/// One statement per table, whatever the batch's size: each column travels
+/// as one array and `UNNEST` turns the arrays back into rows, so the
+/// statement text never changes and is prepared once per connection.
 pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreError> {
     let mut tx = pool.begin().await.map_err(failed)?;
-    for rows in batch.hours.chunks(CHUNK) {
-        let mut query = QueryBuilder::<Postgres>::new(
-            "INSERT INTO hours (store, hour, path, requests, bots, self_reads) ",
-        );
-        query.push_values(rows, |mut values, row| {
-            values
-                .push_bind(row.store.as_str())
-                .push_bind(row.hour)
-                .push_bind(row.path.as_str())
-                .push_bind(int(row.requests))
-                .push_bind(int(row.bots))
-                .push_bind(int(row.self_reads));
-        });
-        query.push(
-            " ON CONFLICT (store, hour, path) DO UPDATE SET \
+    if !batch.hours.is_empty() {
+        let rows = &batch.hours;
+        sqlx::query(
+            "INSERT INTO hours (store, hour, path, requests, bots, self_reads) \
+             SELECT * FROM UNNEST($1::text[], $2::timestamptz[], $3::text[], $4::int8[], $5::int8[], $6::int8[]) \
+             ON CONFLICT (store, hour, path) DO UPDATE SET \
              requests = hours.requests + excluded.requests, \
              bots = hours.bots + excluded.bots, \
              self_reads = hours.self_reads + excluded.self_reads",
-        );
-        query.build().execute(&mut *tx).await.map_err(failed)?;
+        )
+        .bind(rows.iter().map(|r| r.store.to_string()).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| r.hour).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| r.path.clone()).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| int(r.requests)).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| int(r.bots)).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| int(r.self_reads)).collect::<Vec<_>>())
+        .execute(&mut *tx)
+        .await
+        .map_err(failed)?;
     }
-    for rows in batch.visitors.chunks(CHUNK) {
-        let mut query = QueryBuilder::<Postgres>::new(
-            "INSERT INTO visitor_days (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads) ",
-        );
-        query.push_values(rows, |mut values, row| {
-            values
-                .push_bind(row.store.as_str())
-                .push_bind(row.day)
-                .push_bind(row.visitor.as_str())
-                .push_bind(row.network.as_str())
-                .push_bind(row.first_seen)
-                .push_bind(row.last_seen)
-                .push_bind(int(row.requests))
-                .push_bind(int(row.bots))
-                .push_bind(int(row.self_reads));
-        });
-        query.push(
-            " ON CONFLICT (store, day, visitor) DO UPDATE SET \
+    if !batch.visitors.is_empty() {
+        let rows = &batch.visitors;
+        sqlx::query(
+            "INSERT INTO visitor_days \
+             (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads) \
+             SELECT * FROM UNNEST($1::text[], $2::date[], $3::text[], $4::text[], \
+                                  $5::timestamptz[], $6::timestamptz[], $7::int8[], $8::int8[], $9::int8[]) \
+             ON CONFLICT (store, day, visitor) DO UPDATE SET \
              network = CASE WHEN excluded.last_seen >= visitor_days.last_seen \
                             THEN excluded.network ELSE visitor_days.network END, \
              first_seen = LEAST(visitor_days.first_seen, excluded.first_seen), \
@@ -64,50 +54,101 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
              requests = visitor_days.requests + excluded.requests, \
              bots = visitor_days.bots + excluded.bots, \
              self_reads = visitor_days.self_reads + excluded.self_reads",
-        );
-        query.build().execute(&mut *tx).await.map_err(failed)?;
+        )
+        .bind(rows.iter().map(|r| r.store.to_string()).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| r.day).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| r.visitor.to_string()).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| r.network.to_string()).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| r.first_seen).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| r.last_seen).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| int(r.requests)).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| int(r.bots)).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| int(r.self_reads)).collect::<Vec<_>>())
+        .execute(&mut *tx)
+        .await
+        .map_err(failed)?;
     }
     let paths: Vec<_> = batch
         .visitors
         .iter()
         .flat_map(|row| row.top_paths.iter().map(move |path| (row, path)))
         .collect();
-    for rows in paths.chunks(CHUNK) {
-        let mut query = QueryBuilder::<Postgres>::new(
-            "INSERT INTO visitor_paths (store, day, visitor, path, requests) ",
-        );
-        query.push_values(rows, |mut values, (row, path)| {
-            values
-                .push_bind(row.store.as_str())
-                .push_bind(row.day)
-                .push_bind(row.visitor.as_str())
-                .push_bind(path.path.as_str())
-                .push_bind(int(path.requests));
-        });
-        query.push(" ON CONFLICT (store, day, visitor, path) DO UPDATE SET requests = visitor_paths.requests + excluded.requests");
-        query.build().execute(&mut *tx).await.map_err(failed)?;
+    if !paths.is_empty() {
+        sqlx::query(
+            "INSERT INTO visitor_paths (store, day, visitor, path, requests) \
+             SELECT * FROM UNNEST($1::text[], $2::date[], $3::text[], $4::text[], $5::int8[]) \
+             ON CONFLICT (store, day, visitor, path) DO UPDATE SET \
+             requests = visitor_paths.requests + excluded.requests",
+        )
+        .bind(
+            paths
+                .iter()
+                .map(|(r, _)| r.store.to_string())
+                .collect::<Vec<_>>(),
+        )
+        .bind(paths.iter().map(|(r, _)| r.day).collect::<Vec<_>>())
+        .bind(
+            paths
+                .iter()
+                .map(|(r, _)| r.visitor.to_string())
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            paths
+                .iter()
+                .map(|(_, p)| p.path.clone())
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            paths
+                .iter()
+                .map(|(_, p)| int(p.requests))
+                .collect::<Vec<_>>(),
+        )
+        .execute(&mut *tx)
+        .await
+        .map_err(failed)?;
     }
     let sources: Vec<_> = batch
         .visitors
         .iter()
         .flat_map(|row| row.sources.iter().map(move |source| (row, source)))
         .collect();
-    for rows in sources.chunks(CHUNK) {
-        let mut query = QueryBuilder::<Postgres>::new(
-            "INSERT INTO visitor_sources (store, day, visitor, source, page_loads) ",
-        );
-        query.push_values(rows, |mut values, (row, source)| {
-            values
-                .push_bind(row.store.as_str())
-                .push_bind(row.day)
-                .push_bind(row.visitor.as_str())
-                .push_bind(source.source.to_string())
-                .push_bind(int(source.page_loads));
-        });
-        query.push(
-            " ON CONFLICT (store, day, visitor, source) DO UPDATE SET page_loads = visitor_sources.page_loads + excluded.page_loads",
-        );
-        query.build().execute(&mut *tx).await.map_err(failed)?;
+    if !sources.is_empty() {
+        sqlx::query(
+            "INSERT INTO visitor_sources (store, day, visitor, source, page_loads) \
+             SELECT * FROM UNNEST($1::text[], $2::date[], $3::text[], $4::text[], $5::int8[]) \
+             ON CONFLICT (store, day, visitor, source) DO UPDATE SET \
+             page_loads = visitor_sources.page_loads + excluded.page_loads",
+        )
+        .bind(
+            sources
+                .iter()
+                .map(|(r, _)| r.store.to_string())
+                .collect::<Vec<_>>(),
+        )
+        .bind(sources.iter().map(|(r, _)| r.day).collect::<Vec<_>>())
+        .bind(
+            sources
+                .iter()
+                .map(|(r, _)| r.visitor.to_string())
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            sources
+                .iter()
+                .map(|(_, s)| s.source.to_string())
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            sources
+                .iter()
+                .map(|(_, s)| int(s.page_loads))
+                .collect::<Vec<_>>(),
+        )
+        .execute(&mut *tx)
+        .await
+        .map_err(failed)?;
     }
     tx.commit().await.map_err(failed)
 }
