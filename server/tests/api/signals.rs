@@ -21,6 +21,27 @@ fn wait_for_serving_line(stderr: impl std::io::Read + Send + 'static) -> String 
         .expect("the binary logs the address it serves on")
 }
 
+/// Sends SIGTERM and waits (at most 30 s) for a clean exit.
+fn sigterm_and_wait(child: &mut std::process::Child) {
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait works") {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still running after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "exit status after SIGTERM: {status}");
+}
+
 #[tokio::test]
 async fn sigterm_stops_the_binary_cleanly() {
     let data = tempfile::tempdir().expect("a temporary folder");
@@ -46,24 +67,7 @@ async fn sigterm_stops_the_binary_cleanly() {
         .expect("it serves");
     assert_eq!(response.status().as_u16(), 200);
 
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(killed.success());
-
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait works") {
-            break status;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "still running after SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(status.success(), "exit status after SIGTERM: {status}");
+    sigterm_and_wait(&mut child);
     assert!(
         data.path().join("key").exists(),
         "a key was made in the data folder"
@@ -129,23 +133,7 @@ async fn sigterm_under_load_loses_no_queued_hit() {
             .all(|a| a.as_ref().is_ok_and(|r| r.status().as_u16() == 200))
     );
 
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(killed.success());
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait works") {
-            break status;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "still running after SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(status.success(), "exit status after SIGTERM: {status}");
+    sigterm_and_wait(&mut child);
 
     let export = Command::new(env!("CARGO_BIN_EXE_whocomes"))
         .args(["export", "hours", "--since=2000-01-01"])

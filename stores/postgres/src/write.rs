@@ -2,7 +2,7 @@
 //! per table, columns bound as arrays), and retention.
 
 use activity::StoreName;
-use activity::rows::Batch;
+use activity::rows::{Batch, VisitorDay};
 use activity::store::{Retention, StoreError};
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
@@ -71,85 +71,39 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
     let paths: Vec<_> = batch
         .visitors
         .iter()
-        .flat_map(|row| row.top_paths.iter().map(move |path| (row, path)))
+        .flat_map(|row| {
+            row.top_paths
+                .iter()
+                .map(move |p| (row, p.path.clone(), p.requests))
+        })
         .collect();
-    if !paths.is_empty() {
-        sqlx::query(
-            "INSERT INTO visitor_paths (store, day, visitor, path, requests) \
-             SELECT * FROM UNNEST($1::text[], $2::date[], $3::text[], $4::text[], $5::int8[]) \
-             ON CONFLICT (store, day, visitor, path) DO UPDATE SET \
-             requests = visitor_paths.requests + excluded.requests",
-        )
-        .bind(
-            paths
-                .iter()
-                .map(|(r, _)| r.store.to_string())
-                .collect::<Vec<_>>(),
-        )
-        .bind(paths.iter().map(|(r, _)| r.day).collect::<Vec<_>>())
-        .bind(
-            paths
-                .iter()
-                .map(|(r, _)| r.visitor.to_string())
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            paths
-                .iter()
-                .map(|(_, p)| p.path.clone())
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            paths
-                .iter()
-                .map(|(_, p)| int(p.requests))
-                .collect::<Vec<_>>(),
-        )
-        .execute(&mut *tx)
-        .await
-        .map_err(failed)?;
-    }
+    upsert_parts(
+        &mut tx,
+        "INSERT INTO visitor_paths (store, day, visitor, path, requests) \
+         SELECT * FROM UNNEST($1::text[], $2::date[], $3::text[], $4::text[], $5::int8[]) \
+         ON CONFLICT (store, day, visitor, path) DO UPDATE SET \
+         requests = visitor_paths.requests + excluded.requests",
+        &paths,
+    )
+    .await?;
     let sources: Vec<_> = batch
         .visitors
         .iter()
-        .flat_map(|row| row.sources.iter().map(move |source| (row, source)))
+        .flat_map(|row| {
+            row.sources
+                .iter()
+                .map(move |s| (row, s.source.to_string(), s.page_loads))
+        })
         .collect();
-    if !sources.is_empty() {
-        sqlx::query(
-            "INSERT INTO visitor_sources (store, day, visitor, source, page_loads) \
-             SELECT * FROM UNNEST($1::text[], $2::date[], $3::text[], $4::text[], $5::int8[]) \
-             ON CONFLICT (store, day, visitor, source) DO UPDATE SET \
-             page_loads = visitor_sources.page_loads + excluded.page_loads",
-        )
-        .bind(
-            sources
-                .iter()
-                .map(|(r, _)| r.store.to_string())
-                .collect::<Vec<_>>(),
-        )
-        .bind(sources.iter().map(|(r, _)| r.day).collect::<Vec<_>>())
-        .bind(
-            sources
-                .iter()
-                .map(|(r, _)| r.visitor.to_string())
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            sources
-                .iter()
-                .map(|(_, s)| s.source.to_string())
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            sources
-                .iter()
-                .map(|(_, s)| int(s.page_loads))
-                .collect::<Vec<_>>(),
-        )
-        .execute(&mut *tx)
-        .await
-        .map_err(failed)?;
-    }
+    upsert_parts(
+        &mut tx,
+        "INSERT INTO visitor_sources (store, day, visitor, source, page_loads) \
+         SELECT * FROM UNNEST($1::text[], $2::date[], $3::text[], $4::text[], $5::int8[]) \
+         ON CONFLICT (store, day, visitor, source) DO UPDATE SET \
+         page_loads = visitor_sources.page_loads + excluded.page_loads",
+        &sources,
+    )
+    .await?;
     tx.commit().await.map_err(failed)
 }
 
@@ -200,4 +154,41 @@ pub(crate) async fn enforce_retention(
             .map_err(failed)?;
     }
     tx.commit().await.map_err(failed)
+}
+
+/// Upserts a visitor-day's paths or sources, given as (row, name, count),
+/// with `sql` taking the columns as five arrays.
+async fn upsert_parts(
+    tx: &mut sqlx::PgConnection,
+    sql: &str,
+    parts: &[(&VisitorDay, String, u64)],
+) -> Result<(), StoreError> {
+    if parts.is_empty() {
+        return Ok(());
+    }
+    sqlx::query(sql)
+        .bind(
+            parts
+                .iter()
+                .map(|(r, _, _)| r.store.to_string())
+                .collect::<Vec<_>>(),
+        )
+        .bind(parts.iter().map(|(r, _, _)| r.day).collect::<Vec<_>>())
+        .bind(
+            parts
+                .iter()
+                .map(|(r, _, _)| r.visitor.to_string())
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            parts
+                .iter()
+                .map(|(_, name, _)| name.clone())
+                .collect::<Vec<_>>(),
+        )
+        .bind(parts.iter().map(|(_, _, n)| int(*n)).collect::<Vec<_>>())
+        .execute(tx)
+        .await
+        .map_err(failed)?;
+    Ok(())
 }

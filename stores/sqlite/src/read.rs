@@ -110,48 +110,53 @@ pub(crate) async fn visitors_since(
         });
     }
 
-    let paths = sqlx::query(
-        "SELECT day, visitor, path, requests FROM visitor_paths \
-         WHERE store = ?1 AND day >= ?2",
+    let paths = parts(pool, store, &since, "visitor_paths", "path", "requests")
+        .await?
+        .into_iter()
+        .map(|(day, visitor, path, requests)| (day, visitor, PathCount { path, requests }))
+        .collect();
+    let sources = parts(
+        pool,
+        store,
+        &since,
+        "visitor_sources",
+        "source",
+        "page_loads",
     )
-    .bind(store.as_str())
-    .bind(&since)
-    .fetch_all(pool)
-    .await
-    .map_err(failed)?;
-    let paths = paths
-        .iter()
-        .map(|row| {
-            let (day, visitor) = key(row)?;
-            let path = PathCount {
-                path: get(row, "path")?,
-                requests: count(get(row, "requests")?),
-            };
-            Ok((day, visitor, path))
-        })
-        .collect::<Result<Vec<_>, StoreError>>()?;
-
-    let sources = sqlx::query(
-        "SELECT day, visitor, source, page_loads FROM visitor_sources \
-         WHERE store = ?1 AND day >= ?2",
-    )
-    .bind(store.as_str())
-    .bind(&since)
-    .fetch_all(pool)
-    .await
-    .map_err(failed)?;
-    let sources = sources
-        .iter()
-        .map(|row| {
-            let (day, visitor) = key(row)?;
-            let source = SourceCount {
-                source: Source::try_from(get::<String>(row, "source")?)
-                    .map_err(|_| invalid("source"))?,
-                page_loads: count(get(row, "page_loads")?),
-            };
-            Ok((day, visitor, source))
-        })
-        .collect::<Result<Vec<_>, StoreError>>()?;
+    .await?
+    .into_iter()
+    .map(|(day, visitor, source, page_loads)| {
+        let source = Source::try_from(source).map_err(|_| invalid("source"))?;
+        Ok((day, visitor, SourceCount { source, page_loads }))
+    })
+    .collect::<Result<Vec<_>, StoreError>>()?;
     attach_parts(&mut visitors, paths, sources);
     Ok(visitors)
+}
+
+/// A visitor-day's paths or sources, kept apart from its row: each as
+/// (day, token, name, count). `table` and its columns are this crate's own
+/// names, never input.
+async fn parts(
+    pool: &SqlitePool,
+    store: &StoreName,
+    since: &str,
+    table: &str,
+    name: &str,
+    counted: &str,
+) -> Result<Vec<(NaiveDate, VisitorToken, String, u64)>, StoreError> {
+    let rows = sqlx::query(&format!(
+        "SELECT day, visitor, {name}, {counted} FROM {table} WHERE store = ?1 AND day >= ?2"
+    ))
+    .bind(store.as_str())
+    .bind(since)
+    .fetch_all(pool)
+    .await
+    .map_err(failed)?;
+    rows.iter()
+        .map(|row| {
+            let (day, visitor) = key(row)?;
+            Ok((day, visitor, get(row, name)?, count(get(row, counted)?)))
+        })
+        .collect()
 }
