@@ -16,6 +16,11 @@ use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use activity::store::{ActivityStore, StoreError};
 use activity::{Counter, Rules, StoreName, VisitorKey};
 use criterion::{Criterion, criterion_group, criterion_main};
+
+/// The allocator the server uses: a hit is made on a request thread and
+/// freed on the writer's, which the system allocator handles slowly.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use tower::{Layer, Service, service_fn};
 
 const CHROME: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";

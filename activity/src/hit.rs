@@ -16,6 +16,7 @@
 //! email: they cannot be stored because a hit cannot carry them.
 
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -31,9 +32,10 @@ use crate::source::{Source, source_of};
 use crate::token::{VisitorKey, VisitorToken, visitor_token};
 
 /// The name of the store that served a request (`sqlite`, `eu-web-1`, …).
+/// Shared, not copied: every hit carries it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-pub struct StoreName(String);
+pub struct StoreName(Arc<str>);
 
 /// Why a store name was refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -47,7 +49,7 @@ impl StoreName {
             && name
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
-        valid.then(|| Self(name.to_owned())).ok_or(StoreNameError)
+        valid.then(|| Self(name.into())).ok_or(StoreNameError)
     }
 
     /// The name's text.
@@ -66,7 +68,7 @@ impl TryFrom<String> for StoreName {
 
 impl From<StoreName> for String {
     fn from(name: StoreName) -> Self {
-        name.0
+        name.0.to_string()
     }
 }
 

@@ -86,14 +86,31 @@ impl std::fmt::Display for VisitorToken {
 /// 64 bits zeroed, privacy addresses rotate inside one) in RFC 5952 form; an
 /// unreadable address as `x`.
 pub fn token_address(ip: Option<IpAddr>) -> String {
+    let mut text = String::with_capacity(39);
+    let _ = write_token_address(&mut text, ip);
+    text
+}
+
+/// Writes [`token_address`] into `out` without making a string first.
+fn write_token_address(out: &mut impl std::fmt::Write, ip: Option<IpAddr>) -> std::fmt::Result {
     match ip.map(canonical) {
-        Some(IpAddr::V4(v4)) => v4.to_string(),
+        Some(IpAddr::V4(v4)) => write!(out, "{v4}"),
         Some(IpAddr::V6(v6)) => {
             let prefix = u128::from(v6) & (u128::MAX << 64);
             // std writes IPv6 in RFC 5952 form: lowercase, longest zero run as `::`.
-            std::net::Ipv6Addr::from(prefix).to_string()
+            write!(out, "{}", std::net::Ipv6Addr::from(prefix))
         }
-        None => "x".to_owned(),
+        None => out.write_str("x"),
+    }
+}
+
+/// Feeds formatted text straight into the HMAC.
+struct MacWriter<'a>(&'a mut Hmac<Sha256>);
+
+impl std::fmt::Write for MacWriter<'_> {
+    fn write_str(&mut self, text: &str) -> std::fmt::Result {
+        self.0.update(text.as_bytes());
+        Ok(())
     }
 }
 
@@ -101,16 +118,15 @@ pub fn token_address(ip: Option<IpAddr>) -> String {
 pub fn visitor_token(key: &VisitorKey, day: NaiveDate, ip: Option<IpAddr>) -> VisitorToken {
     let mut mac = key.0.clone();
     // `YYYY-MM-DD|`, written by hand: chrono's formatter costs more than the hash.
-    let mut prefix = String::with_capacity(11);
+    let mut feed = MacWriter(&mut mac);
     let _ = write!(
-        prefix,
+        feed,
         "{:04}-{:02}-{:02}|",
         day.year(),
         day.month(),
         day.day()
     );
-    mac.update(prefix.as_bytes());
-    mac.update(token_address(ip).as_bytes());
+    let _ = write_token_address(&mut feed, ip);
     let digest = mac.finalize().into_bytes();
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let hex: String = digest[..16]

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use activity::address::TrustedProxies;
-use activity::recording::{ActivityLayer, RecorderConfig, start};
+use activity::recording::{ActivityLayer, RecorderConfig, start, start_feed};
 use activity::store::{ActivityStore, MemoryStore, Retention};
 use activity::{Counter, Rules, StoreName, VisitorKey};
 use chrono::NaiveDate;
@@ -180,4 +180,28 @@ async fn hits_held_beyond_the_limit_are_counted_as_lost() {
         stats.lost, 5,
         "every hit is either written or counted as lost"
     );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_backlog_is_written_in_big_batches_through_a_feed() {
+    let store = store();
+    let config = RecorderConfig {
+        flush_hits: 10,
+        max_batch_hits: 400,
+        ..RecorderConfig::default()
+    };
+    let (feed, writer) = start_feed(store.clone(), config);
+    let name = StoreName::parse("memory").expect("a name");
+    let at = chrono::DateTime::from_timestamp(1_764_374_400, 0).expect("a time");
+    // The queue holds them all and the writer cannot run before this test
+    // yields: it finds a backlog of 1,000 hits.
+    for hit in activity::sample::hits(&name, at, 1_000, 7) {
+        feed.send(hit).await.expect("the writer is running");
+    }
+    drop(feed);
+    let stats = writer.finish().await;
+    assert_eq!((stats.queued, stats.written, stats.lost), (1_000, 1_000, 0));
+    // 1,000 hits at most 400 a write: 3 writes (not 100 of 10), and the
+    // retention pass the writer makes when it starts.
+    assert_eq!(store.cost().operations, 3 + 1);
 }

@@ -63,6 +63,11 @@ pub struct RecorderArgs {
     /// Write as soon as this many hits are queued.
     #[arg(long, env = "WHOCOMES_FLUSH_HITS", default_value_t = 1_000)]
     pub flush_hits: usize,
+
+    /// The most queued hits one write takes when the store falls behind
+    /// (bigger batches fold into fewer rows per hit).
+    #[arg(long, env = "WHOCOMES_MAX_BATCH_HITS", default_value_t = 50_000)]
+    pub max_batch_hits: usize,
 }
 
 impl RecorderArgs {
@@ -72,6 +77,7 @@ impl RecorderArgs {
             queue: self.queue.max(1),
             flush_every: Duration::from_millis(self.flush_ms.max(1)),
             flush_hits: self.flush_hits.max(1),
+            max_batch_hits: self.max_batch_hits.max(1),
             peer_address: |extensions| {
                 extensions
                     .get::<ConnectInfo<std::net::SocketAddr>>()

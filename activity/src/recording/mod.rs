@@ -27,4 +27,4 @@ mod writer;
 
 pub use layer::{ActivityLayer, ActivityService, PeerAddress, socket_addr_extension};
 pub use stats::{RecorderStats, StatsSnapshot};
-pub use writer::{RecorderConfig, WriterHandle, start};
+pub use writer::{HitFeed, RecorderConfig, WriterHandle, WriterStopped, start, start_feed};

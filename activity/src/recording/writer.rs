@@ -1,5 +1,8 @@
 //! The background writer: drains the queue in batches (every `flush_every`
-//! or every `flush_hits` hits), folds each batch into rows, and writes it.
+//! or every `flush_hits` hits, and under load everything waiting up to
+//! `max_batch_hits`), folds each batch into rows, and writes it.
+//! It looks at the queue every few milliseconds instead of waiting on it, so
+//! a request that queues a hit never has to wake another thread.
 //! A failed write is retried with backoff, together with what arrives
 //! meanwhile, as long as it holds at most `max_pending_hits`; beyond that
 //! the oldest batch is given up and counted as lost. When every sender is
@@ -28,6 +31,9 @@ pub struct RecorderConfig {
     pub flush_every: Duration,
     /// Write as soon as this many hits are waiting.
     pub flush_hits: usize,
+    /// The most hits one write takes when more are waiting: a store that
+    /// falls behind gets bigger batches, which fold into fewer rows per hit.
+    pub max_batch_hits: usize,
     /// Hits held for retrying while the store fails; beyond this they are lost.
     pub max_pending_hits: u64,
     /// How often to delete rows past their retention.
@@ -42,6 +48,7 @@ impl Default for RecorderConfig {
             queue: 65_536,
             flush_every: Duration::from_secs(1),
             flush_hits: 1_000,
+            max_batch_hits: 50_000,
             max_pending_hits: 1_000_000,
             retention_every: Duration::from_secs(3_600),
             peer_address: socket_addr_extension,
@@ -80,12 +87,51 @@ pub fn start(
     store: Arc<dyn ActivityStore>,
     config: RecorderConfig,
 ) -> (ActivityLayer, WriterHandle) {
+    let (feed, writer) = start_feed(store, config);
+    let layer = ActivityLayer::new(counter, feed.sender, writer.stats(), config.peer_address);
+    (layer, writer)
+}
+
+/// Starts a writer fed by hand rather than by requests (an import, a
+/// benchmark): [`HitFeed::send`] waits for room instead of dropping.
+pub fn start_feed(
+    store: Arc<dyn ActivityStore>,
+    config: RecorderConfig,
+) -> (HitFeed, WriterHandle) {
     let (sender, receiver) = mpsc::channel(config.queue.max(1));
     let stats = Arc::new(RecorderStats::default());
-    let layer = ActivityLayer::new(counter, sender, stats.clone(), config.peer_address);
     let task = tokio::spawn(run(receiver, store, config, stats.clone()));
-    (layer, WriterHandle { task, stats })
+    (
+        HitFeed {
+            sender,
+            stats: stats.clone(),
+        },
+        WriterHandle { task, stats },
+    )
 }
+
+/// Hands hits to a writer, waiting when its queue is full. Drop every clone
+/// to let the writer finish.
+#[derive(Clone, Debug)]
+pub struct HitFeed {
+    sender: mpsc::Sender<Hit>,
+    stats: Arc<RecorderStats>,
+}
+
+impl HitFeed {
+    /// Queues one hit; waits while the queue is full. Fails only if the
+    /// writer has stopped.
+    pub async fn send(&self, hit: Hit) -> Result<(), WriterStopped> {
+        self.sender.send(hit).await.map_err(|_| WriterStopped)?;
+        self.stats.queued();
+        Ok(())
+    }
+}
+
+/// The writer task is gone, so a hit could not be queued.
+#[derive(Debug, thiserror::Error)]
+#[error("the activity writer has stopped")]
+pub struct WriterStopped;
 
 async fn run(
     mut queue: mpsc::Receiver<Hit>,
@@ -94,6 +140,7 @@ async fn run(
     stats: Arc<RecorderStats>,
 ) {
     let flush_hits = config.flush_hits.max(1);
+    let max_batch = config.max_batch_hits.max(flush_hits);
     let mut buffer: Vec<Hit> = Vec::with_capacity(flush_hits);
     let mut pending = Batch::default();
     let mut backoff = Duration::from_millis(100);
@@ -103,7 +150,7 @@ async fn run(
         let closed = collect(
             &mut queue,
             &mut buffer,
-            flush_hits,
+            (flush_hits, max_batch),
             Instant::now() + config.flush_every,
         )
         .await;
@@ -145,25 +192,33 @@ async fn run(
     }
 }
 
-/// Fills `buffer` until it holds `limit` hits, `deadline` passes, or the
-/// queue is closed and empty (then returns `true`).
+/// How often an idle writer looks at the queue.
+const TICK: Duration = Duration::from_millis(10);
+
+/// Fills `buffer` until it holds `flush` hits or `deadline` passes, then takes
+/// whatever else is already waiting, up to `most`. Returns `true` once the
+/// queue is closed and empty (the server stopped).
 async fn collect(
     queue: &mut mpsc::Receiver<Hit>,
     buffer: &mut Vec<Hit>,
-    limit: usize,
+    (flush, most): (usize, usize),
     deadline: Instant,
 ) -> bool {
-    while buffer.len() < limit {
-        tokio::select! {
-            received = queue.recv_many(buffer, limit - buffer.len()) => {
-                if received == 0 {
-                    return true;
-                }
-            }
-            () = tokio::time::sleep_until(deadline) => return false,
+    loop {
+        // Senders are gone for good once closed, so an empty closed queue stays empty.
+        let closed = queue.is_closed();
+        while !queue.is_empty() && buffer.len() < most {
+            // Something is waiting, so this returns at once without parking a waker.
+            queue.recv_many(buffer, most - buffer.len()).await;
         }
+        if closed && queue.is_empty() {
+            return true;
+        }
+        if buffer.len() >= flush || Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(TICK.min(deadline.saturating_duration_since(Instant::now()))).await;
     }
-    false
 }
 
 /// The last write at shutdown: a few quick tries, then what is left is lost.

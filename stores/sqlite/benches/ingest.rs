@@ -1,48 +1,44 @@
-//! Sustained ingest into SQLite: batches of 1,000 hits, folded and written
-//! the way the writer does it, into a file in a temporary folder.
+//! Sustained ingest into SQLite: 100,000 made-up hits (`activity::sample`)
+//! sent through the writer the server uses (default batching), into a file in
+//! a temporary folder, until every hit is written. Making the hits is not timed.
 //!
 //! `cargo bench -p activity-sqlite --bench ingest` (hits/s = elements/s).
 
+use std::sync::Arc;
+
 use activity::StoreName;
-use activity::rows::Batch;
 use activity::store::{ActivityStore, Retention};
 use activity_sqlite::SqliteStore;
-use chrono::{Duration, TimeZone, Utc};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+const HITS: usize = 100_000;
 
 fn ingest(c: &mut Criterion) {
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let folder = tempfile::tempdir().expect("a temporary folder");
     let path = folder.path().join("activity.db");
     let name = StoreName::parse("sqlite").expect("a name");
-    let store = runtime
-        .block_on(SqliteStore::open(
-            path.to_str().expect("UTF-8"),
-            name.clone(),
-            Retention::default(),
-        ))
-        .expect("opens");
-    let start = Utc
-        .with_ymd_and_hms(2026, 11, 29, 0, 0, 0)
-        .single()
-        .expect("a time");
-    let mut batch_number = 0i64;
+    let store: Arc<dyn ActivityStore> = Arc::new(
+        runtime
+            .block_on(SqliteStore::open(
+                path.to_str().expect("UTF-8"),
+                name.clone(),
+                Retention::default(),
+            ))
+            .expect("opens"),
+    );
+    let mut runs = 0;
     let mut group = c.benchmark_group("ingest");
-    group.throughput(Throughput::Elements(1_000));
-    group.bench_function("sqlite: fold and write 1,000 hits", |b| {
-        b.iter_batched(
-            || {
-                batch_number += 1;
-                let at = start + Duration::minutes(batch_number);
-                activity::sample::hits(&name, at, 1_000, batch_number as u64)
-            },
-            |hits| {
-                runtime
-                    .block_on(store.record(&Batch::fold(&hits)))
-                    .expect("written")
-            },
-            criterion::BatchSize::SmallInput,
-        )
+    group
+        .sample_size(10)
+        .throughput(Throughput::Elements(HITS as u64));
+    group.bench_function("sqlite: 100,000 hits through the writer", |b| {
+        b.iter_custom(|iterations| {
+            runs += iterations;
+            runtime.block_on(activity::sample::time_ingest(
+                &store, HITS, iterations, runs,
+            ))
+        })
     });
     group.finish();
 }
