@@ -34,8 +34,10 @@ async fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Serve(args) => {
             let app = Application::build(args).await?;
-            info!("serving on http://{}", app.local_addr());
-            app.run_until_stopped().await?;
+            let address = app.local_addr();
+            let running = app.run_until_stopped();
+            info!("serving on http://{address}");
+            running.await?;
             info!("stopped");
             Ok(())
         }

@@ -109,8 +109,10 @@ impl Application {
     }
 
     /// Serves until SIGTERM or Ctrl-C, then lets requests in flight finish.
-    pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.run_until(shutdown::signal()).await
+    /// (The signal handlers are installed when this is called, before the
+    /// returned future is first polled.)
+    pub fn run_until_stopped(self) -> impl Future<Output = std::io::Result<()>> {
+        self.run_until(shutdown::signal())
     }
 
     /// Serves until `stop` completes, lets requests in flight finish, then
