@@ -1,0 +1,159 @@
+//! What the server sends the tab: plain, serialisable figures, already
+//! summed. The same types are drawn on the server (first paint) and in the
+//! browser (after a toggle or a range change).
+
+use activity::report::{FunnelCount, KindCounts, PathTotal};
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+
+/// The ranges the tab offers, in days; 30 is the default.
+pub const RANGES: [u16; 4] = [7, 30, 90, 365];
+/// The range the tab opens with.
+pub const DEFAULT_RANGE: u16 = 30;
+
+/// The range a caller asked for, or the default when it is not one of [`RANGES`].
+pub fn range_or_default(days: u16) -> u16 {
+    if RANGES.contains(&days) {
+        days
+    } else {
+        DEFAULT_RANGE
+    }
+}
+
+/// Everything the tab's cards show for one range (the public aggregates).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Overview {
+    /// The range, in days, ending today (UTC).
+    pub range: u16,
+    /// Visitor-days by kind, one entry per day of the range, oldest first;
+    /// a visitor seen on two stores the same day counts once.
+    pub days: Vec<DayKinds>,
+    /// The range's totals, and the same for the period just before it.
+    pub totals: Totals,
+    /// The previous period's totals.
+    pub previous: Totals,
+    /// Requests per store per day (aligned with `days`).
+    pub store_lines: Vec<StoreLine>,
+    /// Where people came from (page loads), by group, tags broken out.
+    pub sources: Vec<SourceRow>,
+    /// The path through: visitor-days per step.
+    pub funnel: Vec<FunnelCount>,
+    /// The most requested paths of the range.
+    pub top_paths: Vec<PathTotal>,
+    /// Counted requests this server queued in the last five minutes.
+    pub last_five_minutes: u64,
+    /// Each store read: what it says of itself.
+    pub stores: Vec<StoreStatus>,
+    /// What the writer of this server has done since it started.
+    pub writer: WriterStatus,
+}
+
+/// One day's visitor-days by kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DayKinds {
+    /// The UTC day.
+    pub day: NaiveDate,
+    /// Its visitor-days by kind.
+    pub kinds: KindCounts,
+}
+
+/// Headline figures for one period.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Totals {
+    /// Visitor-days by kind.
+    pub visitors: KindCounts,
+    /// Counted requests.
+    pub requests: u64,
+}
+
+/// One store's requests per day.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreLine {
+    /// The store's name.
+    pub store: String,
+    /// Requests per day, aligned with [`Overview::days`].
+    pub requests: Vec<u64>,
+}
+
+/// A source group (or one tag within "tagged") and the page loads it brought.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceRow {
+    /// The group's label, or the tag.
+    pub label: String,
+    /// Whether this row is a tag inside the "tagged" group.
+    pub tag: bool,
+    /// Page loads.
+    pub page_loads: u64,
+}
+
+/// What a store says about itself.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreStatus {
+    /// The store's name.
+    pub store: String,
+    /// Whether it answers now.
+    pub available: bool,
+    /// Its availability sentence.
+    pub availability: String,
+    /// Its retention sentence.
+    pub retention: String,
+    /// Operations, failures and milliseconds spent, since this server started.
+    pub operations: u64,
+    /// Of the operations, how many failed.
+    pub failures: u64,
+    /// Milliseconds spent in them.
+    pub milliseconds: u64,
+    /// The reason it could not be read for this overview, if it could not.
+    pub read_error: Option<String>,
+}
+
+/// What this server's writer has done since it started.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriterStatus {
+    /// Hits queued.
+    pub queued: u64,
+    /// Hits dropped because the queue was full.
+    pub dropped: u64,
+    /// Hits written.
+    pub written: u64,
+    /// Hits given up after the store failed too long.
+    pub lost: u64,
+}
+
+/// One visitor-day as the signed-in admin sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VisitorRow {
+    /// The store that served it.
+    pub store: String,
+    /// The UTC day.
+    pub day: NaiveDate,
+    /// The day's token.
+    pub visitor: String,
+    /// The network (`203.0.113.x`).
+    pub network: String,
+    /// First and last request, `HH:MM:SS` UTC.
+    pub first_seen: String,
+    /// Last request, `HH:MM:SS` UTC.
+    pub last_seen: String,
+    /// Counted requests.
+    pub requests: u64,
+    /// Of them, bots.
+    pub bots: u64,
+    /// Of them, the site's own reads.
+    pub self_reads: u64,
+    /// The most requested paths, most first.
+    pub top_paths: Vec<String>,
+    /// The sources of its page loads.
+    pub sources: Vec<String>,
+}
+
+/// Whether the caller is signed in, and whether the whole tab needs it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Access {
+    /// The caller holds a valid session.
+    pub signed_in: bool,
+    /// The operator made the whole tab sign-in only.
+    pub private: bool,
+    /// An admin password is configured at all.
+    pub sign_in_possible: bool,
+}
