@@ -143,7 +143,8 @@ impl TrustedProxies {
         self.networks.is_empty()
     }
 
-    fn trusts(&self, ip: IpAddr) -> bool {
+    /// Whether `ip` is one of the trusted proxies.
+    pub fn trusts(&self, ip: IpAddr) -> bool {
         let ip = canonical(ip);
         self.networks.iter().any(|net| net.contains(&ip))
     }

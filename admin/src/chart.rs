@@ -32,6 +32,9 @@ fn axis_top(max: u64) -> f64 {
     ((max.max(4) as f64) * 1.35).ceil()
 }
 
+/// Where a kind's bar starts and ends on a day.
+type Span = fn(&DayKinds) -> (u64, u64);
+
 /// Visitors per day as stacked bars: people at the bottom, then scanners and
 /// crawlers, then the site's own reads.
 pub fn stacked_kinds(days: &[DayKinds]) -> Result<String, String> {
@@ -60,7 +63,7 @@ pub fn stacked_kinds(days: &[DayKinds]) -> Result<String, String> {
             .label_style((FONT, 13))
             .draw()
             .map_err(|e| e.to_string())?;
-        let layers: [(&str, Colour, fn(&DayKinds) -> (u64, u64)); 3] = [
+        let layers: [(&str, Colour, Span); 3] = [
             ("people", palette::PEOPLE, |d| (0, d.kinds.people)),
             ("scanners and crawlers", palette::SCANNERS, |d| {
                 (d.kinds.people, d.kinds.people + d.kinds.scanners)
@@ -77,7 +80,10 @@ pub fn stacked_kinds(days: &[DayKinds]) -> Result<String, String> {
                 .draw_series(days.iter().enumerate().map(|(i, day)| {
                     let (from, to) = span(day);
                     Rectangle::new(
-                        [(i as f64 + gap, from as f64), (i as f64 + 1.0 - gap, to as f64)],
+                        [
+                            (i as f64 + gap, from as f64),
+                            (i as f64 + 1.0 - gap, to as f64),
+                        ],
                         fill,
                     )
                 }))
@@ -151,7 +157,11 @@ pub fn store_lines(dates: &[NaiveDate], lines: &[StoreLine]) -> Result<String, S
                     .map_err(|e| e.to_string())?;
             } else {
                 chart
-                    .draw_series(points.iter().map(|p| TriangleMarker::new(*p, 4, style.filled())))
+                    .draw_series(
+                        points
+                            .iter()
+                            .map(|p| TriangleMarker::new(*p, 4, style.filled())),
+                    )
                     .map_err(|e| e.to_string())?;
             }
         }
@@ -187,20 +197,30 @@ mod tests {
 
     #[test]
     fn the_stacked_chart_draws_each_kind_in_its_colour_with_labels() {
-        let svg = stacked_kinds(&[day(27, 3, 1, 0), day(28, 5, 2, 1), day(29, 0, 0, 4)])
-            .expect("draws");
+        let svg =
+            stacked_kinds(&[day(27, 3, 1, 0), day(28, 5, 2, 1), day(29, 0, 0, 4)]).expect("draws");
         assert!(svg.starts_with("<svg"), "{}", &svg[..40.min(svg.len())]);
         for colour in palette::KINDS {
             assert!(svg.contains(&colour.hex().to_uppercase()) || svg.contains(&colour.hex()));
         }
-        for text in ["Visitors per day", "people", "scanners and crawlers", "Day (UTC)", "Nov 28"] {
+        for text in [
+            "Visitors per day",
+            "people",
+            "scanners and crawlers",
+            "Day (UTC)",
+            "Nov 28",
+        ] {
             assert!(svg.contains(text), "missing {text}");
         }
     }
 
     #[test]
     fn an_empty_range_still_draws_a_frame() {
-        assert!(stacked_kinds(&[]).expect("draws").contains("Visitors per day"));
+        assert!(
+            stacked_kinds(&[])
+                .expect("draws")
+                .contains("Visitors per day")
+        );
         assert!(store_lines(&[], &[]).expect("draws").contains("by store"));
     }
 

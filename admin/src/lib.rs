@@ -2,10 +2,20 @@
 //! lines by store, where they came from, the path through, top paths, the
 //! stores' health, and the visitor table for a signed-in admin.
 //!
+//! - [`AdminTab`] — the component to mount at a route (`/admin`);
+//! - [`api`] — its server functions (registered by this crate);
+//! - `server` (feature `ssr`) — [`server::Admin`], its state, and the one
+//!   layer an app adds; the exports;
 //! - [`model`] — the figures the server sends; [`chart`] — drawing them as
 //!   SVG; [`palette`] — the colours.
 #![forbid(unsafe_code)]
 
+pub mod api;
 pub mod chart;
 pub mod model;
 pub mod palette;
+#[cfg(feature = "ssr")]
+pub mod server;
+mod view;
+
+pub use view::{AdminTab, ChartChoice};

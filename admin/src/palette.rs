@@ -89,8 +89,12 @@ mod tests {
             .into_format::<f32>()
             .into_linear();
         let input = [linear.red, linear.green, linear.blue];
-        let [red, green, blue] =
-            matrix.map(|row| (0..3).map(|i| row[i] * input[i]).sum::<f32>().clamp(0.0, 1.0));
+        let [red, green, blue] = matrix.map(|row| {
+            (0..3)
+                .map(|i| row[i] * input[i])
+                .sum::<f32>()
+                .clamp(0.0, 1.0)
+        });
         LinSrgb::new(red, green, blue).into_color()
     }
 
@@ -113,14 +117,14 @@ mod tests {
     #[test]
     fn the_kinds_stay_apart_under_every_common_deficiency() {
         let (difference, pair) = worst_pair(&KINDS);
-        println!("kinds: worst pair {pair}, CIEDE2000 {difference:.1}");
+        eprintln!("kinds: worst pair {pair}, CIEDE2000 {difference:.1}");
         assert!(difference >= MIN_DIFFERENCE, "{pair}: {difference:.1}");
     }
 
     #[test]
     fn the_store_lines_stay_apart_under_every_common_deficiency() {
         let (difference, pair) = worst_pair(&STORES);
-        println!("stores: worst pair {pair}, CIEDE2000 {difference:.1}");
+        eprintln!("stores: worst pair {pair}, CIEDE2000 {difference:.1}");
         assert!(difference >= MIN_DIFFERENCE, "{pair}: {difference:.1}");
     }
 
@@ -129,7 +133,7 @@ mod tests {
         // Red and green, as a traffic light: apart for most, one colour
         // under deuteranopia. The check must catch it.
         let (difference, pair) = worst_pair(&[Colour(0xD0, 0x30, 0x30), Colour(0x30, 0xA0, 0x30)]);
-        println!("red/green: worst pair {pair}, CIEDE2000 {difference:.1}");
+        eprintln!("red/green: worst pair {pair}, CIEDE2000 {difference:.1}");
         assert!(difference < MIN_DIFFERENCE, "{pair}: {difference:.1}");
     }
 

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::{
-    StaticSegment,
+    SsrMode, StaticSegment,
     components::{Route, Router, Routes},
 };
 
@@ -69,7 +69,8 @@ pub fn App() -> impl IntoView {
                     <Route path=StaticSegment("inventory") view=InventoryPage />
                     <Route path=StaticSegment("about") view=AboutPage />
                     <Route path=StaticSegment("resume") view=ResumePage />
-                    <Route path=StaticSegment("admin") view=AdminPage />
+                    // Rendered whole before it is sent, so the charts read without JavaScript.
+                    <Route path=StaticSegment("admin") view=AdminPage ssr=SsrMode::Async />
                 </Routes>
             </main>
             <SiteFooter />

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::admin_args::AdminArgs;
 use crate::counting::{CountingArgs, StoreNameArg};
 use crate::storage::{RecorderArgs, StoreArgs};
 
@@ -32,7 +33,7 @@ pub struct Cli {
 impl Cli {
     /// The command to run: `serve` unless another one was named.
     pub fn into_command(self) -> Command {
-        self.command.unwrap_or(Command::Serve(self.serve))
+        self.command.unwrap_or(Command::Serve(Box::new(self.serve)))
     }
 }
 
@@ -40,7 +41,7 @@ impl Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the site (the default command).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Read requests as JSON lines on stdin and write, for each, whether it
     /// is counted, why, and the hit it would leave.
     ///
@@ -86,6 +87,9 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub recorder: RecorderArgs,
 
+    #[command(flatten)]
+    pub admin: AdminArgs,
+
     /// Serve without counting anything (no layer, no store): for measuring
     /// what counting costs, side by side with a counting server.
     #[arg(long, env = "WHOCOMES_NO_COUNTING")]
@@ -101,7 +105,7 @@ mod tests {
             .expect("arguments parse")
             .into_command()
         {
-            Command::Serve(args) => args,
+            Command::Serve(args) => *args,
             Command::Explain(_) | Command::Export(_) => panic!("expected serve"),
         }
     }

@@ -143,8 +143,12 @@ impl CountingArgs {
 
     /// The counter these flags describe, with `key`, for the store `store`.
     pub fn counter(&self, key: VisitorKey, store: StoreName) -> anyhow::Result<Counter> {
-        let proxies = TrustedProxies::new(self.trusted_proxies.clone(), self.forwarded_header);
-        Ok(Counter::new(self.rules()?, key, proxies, store))
+        Ok(Counter::new(self.rules()?, key, self.proxies(), store))
+    }
+
+    /// The proxies whose forwarding headers are believed.
+    pub fn proxies(&self) -> TrustedProxies {
+        TrustedProxies::new(self.trusted_proxies.clone(), self.forwarded_header)
     }
 }
 

@@ -3,8 +3,7 @@
 
 use std::io::Write;
 
-use activity::rows::{HourRow, VisitorDay};
-use anyhow::Context as _;
+use admin::server::export::{write_hours, write_visitors};
 use chrono::{NaiveDate, TimeZone as _, Utc};
 use clap::{Args, ValueEnum};
 
@@ -62,12 +61,12 @@ pub async fn export(args: &ExportArgs, out: impl Write) -> anyhow::Result<usize>
         ExportWhat::Hours => {
             let start = Utc.from_utc_datetime(&since.and_time(chrono::NaiveTime::MIN));
             let rows = store.hours_since(start).await?;
-            write_hours(&rows, args.format, out)?;
+            write_hours(&rows, args.format.into(), out)?;
             rows.len()
         }
         ExportWhat::Visitors => {
             let rows = store.visitors_since(since).await?;
-            write_visitors(&rows, args.format, out)?;
+            write_visitors(&rows, args.format.into(), out)?;
             rows.len()
         }
     };
@@ -75,69 +74,11 @@ pub async fn export(args: &ExportArgs, out: impl Write) -> anyhow::Result<usize>
     Ok(written)
 }
 
-fn write_hours(rows: &[HourRow], format: ExportFormat, mut out: impl Write) -> anyhow::Result<()> {
-    match format {
-        ExportFormat::Json => serde_json::to_writer_pretty(&mut out, rows)?,
-        ExportFormat::Csv => {
-            let mut csv = csv::Writer::from_writer(&mut out);
-            csv.write_record(["store", "hour", "path", "requests", "bots", "self_reads"])?;
-            for row in rows {
-                csv.write_record([
-                    row.store.to_string(),
-                    row.hour.to_rfc3339(),
-                    row.path.clone(),
-                    row.requests.to_string(),
-                    row.bots.to_string(),
-                    row.self_reads.to_string(),
-                ])?;
-            }
-            csv.flush()?;
+impl From<ExportFormat> for admin::server::export::ExportFormat {
+    fn from(format: ExportFormat) -> Self {
+        match format {
+            ExportFormat::Json => Self::Json,
+            ExportFormat::Csv => Self::Csv,
         }
     }
-    writeln!(out).context("cannot write the export")?;
-    Ok(())
-}
-
-fn write_visitors(
-    rows: &[VisitorDay],
-    format: ExportFormat,
-    mut out: impl Write,
-) -> anyhow::Result<()> {
-    match format {
-        ExportFormat::Json => serde_json::to_writer_pretty(&mut out, rows)?,
-        ExportFormat::Csv => {
-            let mut csv = csv::Writer::from_writer(&mut out);
-            csv.write_record([
-                "store",
-                "day",
-                "visitor",
-                "network",
-                "first_seen",
-                "last_seen",
-                "requests",
-                "bots",
-                "self_reads",
-                "top_paths",
-                "sources",
-            ])?;
-            for row in rows {
-                csv.write_record([
-                    row.store.to_string(),
-                    row.day.to_string(),
-                    row.visitor.to_string(),
-                    row.network.to_string(),
-                    row.first_seen.to_rfc3339(),
-                    row.last_seen.to_rfc3339(),
-                    row.requests.to_string(),
-                    row.bots.to_string(),
-                    row.self_reads.to_string(),
-                    serde_json::to_string(&row.top_paths)?,
-                    serde_json::to_string(&row.sources)?,
-                ])?;
-            }
-            csv.flush()?;
-        }
-    }
-    writeln!(out).context("cannot write the export")?;
-    Ok(())
 }

@@ -14,6 +14,7 @@
 //! - [`telemetry`] — logging.
 #![forbid(unsafe_code)]
 
+pub mod admin_args;
 pub mod cli;
 pub mod counting;
 pub mod explain;

@@ -33,7 +33,7 @@ async fn main() -> ExitCode {
 async fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Serve(args) => {
-            let app = Application::build(args).await?;
+            let app = Application::build(*args).await?;
             let address = app.local_addr();
             let running = app.run_until_stopped();
             info!("serving on http://{address}");

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use activity::recording::{RecorderStats, WriterHandle};
 use activity::store::ActivityStore;
+use admin::server::{Admin, AdminConfig};
 use anyhow::Context as _;
 use axum::Router;
 use leptos::config::LeptosOptions;
@@ -31,6 +32,35 @@ pub struct Application {
     store: Arc<dyn ActivityStore>,
     read_stores: Vec<Arc<dyn ActivityStore>>,
     writer: WriterHandle,
+}
+
+/// The Admin tab's state: every store, the writer's counters, the password.
+fn admin_tab(
+    config: &ServeArgs,
+    store: &Arc<dyn ActivityStore>,
+    read_stores: &[Arc<dyn ActivityStore>],
+    writer: &WriterHandle,
+) -> anyhow::Result<Admin> {
+    let password = config.admin.password()?;
+    if config.admin.private && password.is_none() {
+        anyhow::bail!(
+            "--private needs an admin password (--admin-password-file or WHOCOMES_ADMIN_PASSWORD), or nobody could read the tab"
+        );
+    }
+    if password.is_none() {
+        tracing::info!("no admin password: the visitor table stays closed");
+    }
+    let admin = Admin::new(AdminConfig {
+        stores: std::iter::once(store.clone())
+            .chain(read_stores.iter().cloned())
+            .collect(),
+        recorder: Some(writer.stats()),
+        password,
+        private: config.admin.private,
+        proxies: config.counting.proxies(),
+        funnel: None,
+    })?;
+    Ok(admin)
 }
 
 impl Application {
@@ -69,14 +99,16 @@ impl Application {
         tracing::info!(store = %store.name(), available = availability.available, "{}; {}", availability.reason, availability.retention);
         let (layer, writer) =
             activity::recording::start(counter, store.clone(), config.recorder.config());
+        let admin = admin_tab(&config, &store, &read_stores, &writer)?;
+        let router = routes::router(options).layer(admin.layer());
 
         Ok(Self {
             listener,
             router: if config.no_counting {
                 tracing::warn!("--no-counting: nothing is counted");
-                routes::router(options)
+                router
             } else {
-                routes::router(options).layer(layer)
+                router.layer(layer)
             },
             local_addr,
             store,

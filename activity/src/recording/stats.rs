@@ -1,7 +1,12 @@
-//! What the recorder has done: hits queued, dropped, written, lost. Shared
-//! between the layer, the writer and whoever shows it (the Admin tab).
+//! What the recorder has done: hits queued, dropped, written, lost, and how
+//! many hits arrived in each recent second. Shared between the layer, the
+//! writer and whoever shows it (the Admin tab).
 
+use std::collections::VecDeque;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use chrono::{DateTime, Utc};
 
 use serde::{Deserialize, Serialize};
 
@@ -13,7 +18,13 @@ pub struct RecorderStats {
     written: AtomicU64,
     failed_writes: AtomicU64,
     lost: AtomicU64,
+    /// Hits per second (Unix seconds, oldest first), for the last
+    /// [`RECENT_SECONDS`]; only the writer adds to it.
+    recent: Mutex<VecDeque<(i64, u64)>>,
 }
+
+/// How far back [`RecorderStats::recent`] can look.
+pub const RECENT_SECONDS: i64 = 600;
 
 /// The counters at one moment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,6 +62,47 @@ impl RecorderStats {
         self.lost.fetch_add(hits, Ordering::Relaxed);
     }
 
+    /// Notes the times of hits the writer has taken from the queue.
+    pub(crate) fn arrived(&self, times: impl Iterator<Item = DateTime<Utc>>) {
+        let mut recent = self
+            .recent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for at in times {
+            let second = at.timestamp();
+            match recent.iter_mut().rev().find(|(s, _)| *s == second) {
+                Some((_, count)) => *count += 1,
+                None => {
+                    let place = recent.partition_point(|(s, _)| *s < second);
+                    recent.insert(place, (second, 1));
+                }
+            }
+        }
+        if let Some(&(newest, _)) = recent.back() {
+            while recent
+                .front()
+                .is_some_and(|(s, _)| *s <= newest - RECENT_SECONDS)
+            {
+                recent.pop_front();
+            }
+        }
+    }
+
+    /// Hits that arrived in the `seconds` before `now` (at most
+    /// [`RECENT_SECONDS`]; hits still in the queue are not in it yet).
+    pub fn recent(&self, now: DateTime<Utc>, seconds: i64) -> u64 {
+        let since = now.timestamp() - seconds.min(RECENT_SECONDS);
+        let recent = self
+            .recent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        recent
+            .iter()
+            .filter(|(second, _)| *second > since)
+            .map(|(_, count)| count)
+            .sum()
+    }
+
     /// The counters now.
     pub fn snapshot(&self) -> StatsSnapshot {
         StatsSnapshot {
@@ -60,5 +112,32 @@ impl RecorderStats {
             failed_writes: self.failed_writes.load(Ordering::Relaxed),
             lost: self.lost.load(Ordering::Relaxed),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(second: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(second, 0).unwrap_or_default()
+    }
+
+    #[test]
+    fn recent_hits_are_counted_by_second_and_old_ones_forgotten() {
+        let stats = RecorderStats::default();
+        let now = 1_764_374_400;
+        stats.arrived(
+            [now - 700, now - 299, now - 10, now - 10, now]
+                .into_iter()
+                .map(at),
+        );
+        assert_eq!(stats.recent(at(now), 300), 4, "the last five minutes");
+        assert_eq!(stats.recent(at(now), 5), 1);
+        // Older than RECENT_SECONDS: gone, whatever the window asked.
+        assert_eq!(stats.recent(at(now), 10_000), 4);
+        // Out of order arrivals land in their second.
+        stats.arrived([now - 20].into_iter().map(at));
+        assert_eq!(stats.recent(at(now), 30), 4);
     }
 }

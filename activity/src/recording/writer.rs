@@ -155,6 +155,7 @@ async fn run(
         )
         .await;
         if !buffer.is_empty() {
+            stats.arrived(buffer.iter().map(|hit| hit.at));
             pending = std::mem::take(&mut pending).merge(Batch::fold(&buffer));
             buffer.clear();
         }

@@ -137,7 +137,7 @@ pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
     else {
         panic!("serve is the command")
     };
-    let app = Application::build(config).await.expect("the app builds");
+    let app = Application::build(*config).await.expect("the app builds");
     let addr = app.local_addr();
     let stats = app.recorder_stats();
     let store = app.store();

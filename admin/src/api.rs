@@ -1,0 +1,123 @@
+//! The tab's server functions, all under `/api/admin/` (a prefix the counter
+//! never counts). They are registered by this crate: an app that links it
+//! and serves Leptos server functions serves these too. Each needs [`Admin`]
+//! from [`AdminLayer`](crate::server::AdminLayer); the visitor rows also
+//! need a session, whoever calls (401 without one).
+
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Access, Overview, VisitorRow};
+#[cfg(feature = "ssr")]
+use crate::server::Admin;
+
+/// The visitor table: the newest rows, and how many there are in all.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VisitorTable {
+    /// At most the newest 500 rows.
+    pub rows: Vec<VisitorRow>,
+    /// All visitor-days of the range.
+    pub total: usize,
+}
+
+/// The state and the request, or an error that says the layer is missing.
+#[cfg(feature = "ssr")]
+fn context() -> Result<(Admin, http::request::Parts), ServerFnError> {
+    let parts = use_context::<http::request::Parts>()
+        .ok_or_else(|| ServerFnError::new("no request in context"))?;
+    let admin = parts.extensions.get::<Admin>().cloned().ok_or_else(|| {
+        ServerFnError::new(
+            "the Admin tab is not set up: add admin::server::Admin::layer() to the router",
+        )
+    })?;
+    Ok((admin, parts))
+}
+
+/// Answers 401 (or another status) with a message for the page.
+#[cfg(feature = "ssr")]
+fn refuse(status: http::StatusCode, message: &str) -> ServerFnError {
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.set_status(status);
+    }
+    ServerFnError::new(message)
+}
+
+/// Whether the caller is signed in, and whether the tab is private.
+#[server(prefix = "/api/admin", endpoint = "access")]
+pub async fn read_access() -> Result<Access, ServerFnError> {
+    let (admin, parts) = context()?;
+    Ok(Access {
+        signed_in: admin.signed_in(&parts.headers, chrono::Utc::now()),
+        private: admin.private(),
+        sign_in_possible: admin.sign_in_possible(),
+    })
+}
+
+/// The aggregates for the last `days` days (7, 30, 90 or 365).
+#[server(prefix = "/api/admin", endpoint = "overview")]
+pub async fn read_overview(days: u16) -> Result<Overview, ServerFnError> {
+    let (admin, parts) = context()?;
+    let now = chrono::Utc::now();
+    if !admin.may_read_aggregates(&parts.headers, now) {
+        return Err(refuse(
+            http::StatusCode::UNAUTHORIZED,
+            "this Admin tab is private: sign in",
+        ));
+    }
+    let range = crate::model::range_or_default(days);
+    Ok(crate::server::overview::overview(&admin, range, now).await)
+}
+
+/// The visitor rows of the last `days` days: signed-in admins only.
+#[server(prefix = "/api/admin", endpoint = "visitors")]
+pub async fn read_visitors(days: u16) -> Result<VisitorTable, ServerFnError> {
+    let (admin, parts) = context()?;
+    let now = chrono::Utc::now();
+    if !admin.signed_in(&parts.headers, now) {
+        return Err(refuse(
+            http::StatusCode::UNAUTHORIZED,
+            "sign in to see the visitor table",
+        ));
+    }
+    let range = crate::model::range_or_default(days);
+    let (rows, total) = crate::server::overview::visitors(&admin, range, now).await;
+    Ok(VisitorTable { rows, total })
+}
+
+/// Signs in with the admin password; sets the session cookie.
+#[server(prefix = "/api/admin", endpoint = "sign-in")]
+pub async fn sign_in(password: String) -> Result<(), ServerFnError> {
+    use crate::server::SignInError;
+    let (admin, parts) = context()?;
+    match admin.sign_in(&password, &parts, chrono::Utc::now()) {
+        Ok(cookie) => {
+            set_cookie(&cookie)?;
+            Ok(())
+        }
+        Err(error) => {
+            let status = match error {
+                SignInError::TooMany(_) => http::StatusCode::TOO_MANY_REQUESTS,
+                SignInError::NoPassword => http::StatusCode::FORBIDDEN,
+                SignInError::Wrong => http::StatusCode::UNAUTHORIZED,
+            };
+            Err(refuse(status, &error.to_string()))
+        }
+    }
+}
+
+/// Ends the session.
+#[server(prefix = "/api/admin", endpoint = "sign-out")]
+pub async fn sign_out() -> Result<(), ServerFnError> {
+    let (admin, parts) = context()?;
+    set_cookie(&admin.sign_out(&parts))
+}
+
+#[cfg(feature = "ssr")]
+fn set_cookie(cookie: &str) -> Result<(), ServerFnError> {
+    let response = use_context::<leptos_axum::ResponseOptions>()
+        .ok_or_else(|| ServerFnError::new("no response in context"))?;
+    let value =
+        http::HeaderValue::from_str(cookie).map_err(|e| ServerFnError::new(e.to_string()))?;
+    response.append_header(http::header::SET_COOKIE, value);
+    Ok(())
+}

@@ -1,0 +1,243 @@
+//! The tab's server side: [`Admin`] (the stores it reads, the password,
+//! the sessions) and [`AdminLayer`], the one layer an app adds to make the
+//! tab's server functions work and to serve its exports.
+//!
+//! ```no_run
+//! # async fn mount(store: std::sync::Arc<dyn activity::store::ActivityStore>) -> Result<(), Box<dyn std::error::Error>> {
+//! use admin::server::{Admin, AdminConfig};
+//!
+//! let admin = Admin::new(AdminConfig {
+//!     stores: vec![store],
+//!     password: Some("a long passphrase".into()),
+//!     ..AdminConfig::default()
+//! })?;
+//! let router: axum::Router = axum::Router::new() /* .leptos_routes(…) with <AdminTab/> at /admin */;
+//! let router = router.layer(admin.layer());
+//! # Ok(()) }
+//! ```
+
+pub mod auth;
+pub mod export;
+mod layer;
+pub mod overview;
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use activity::address::{Network, TrustedProxies};
+use activity::recording::RecorderStats;
+use activity::report::{FunnelStep, default_funnel};
+use activity::store::ActivityStore;
+use chrono::{DateTime, Utc};
+
+pub use auth::PasswordError;
+pub use layer::{AdminLayer, AdminService};
+
+use auth::{Attempts, Password, Sessions};
+
+/// How the tab is set up.
+#[derive(Default)]
+pub struct AdminConfig {
+    /// The stores to read: the one written to first, then any others.
+    pub stores: Vec<Arc<dyn ActivityStore>>,
+    /// The writer's counters (queued, dropped, recent hits), if this server counts.
+    pub recorder: Option<Arc<RecorderStats>>,
+    /// The admin password; without one nobody can sign in.
+    pub password: Option<String>,
+    /// Make the whole tab (aggregates too) sign-in only.
+    pub private: bool,
+    /// The proxies whose forwarding headers are believed (the counter's):
+    /// used to find a client's network for the sign-in limit, and whether
+    /// it came over TLS.
+    pub proxies: TrustedProxies,
+    /// The funnel's steps (default: [`default_funnel`]).
+    pub funnel: Option<Vec<FunnelStep>>,
+}
+
+impl std::fmt::Debug for AdminConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AdminConfig")
+            .field("stores", &self.stores.len())
+            .field("password", &self.password.as_ref().map(|_| "redacted"))
+            .field("private", &self.private)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The Admin tab's state, shared by its server functions and exports.
+#[derive(Clone, Debug)]
+pub struct Admin(Arc<Inner>);
+
+struct Inner {
+    stores: Vec<Arc<dyn ActivityStore>>,
+    recorder: Option<Arc<RecorderStats>>,
+    password: Option<Password>,
+    sessions: Sessions,
+    attempts: Attempts,
+    private: bool,
+    proxies: TrustedProxies,
+    funnel: Vec<FunnelStep>,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let stores: Vec<&str> = self.stores.iter().map(|s| s.name().as_str()).collect();
+        f.debug_struct("Admin")
+            .field("stores", &stores)
+            .field("private", &self.private)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Admin {
+    /// Hashes the password and makes the session key.
+    pub fn new(config: AdminConfig) -> Result<Self, PasswordError> {
+        let password = config.password.as_deref().map(Password::new).transpose()?;
+        Ok(Self(Arc::new(Inner {
+            stores: config.stores,
+            recorder: config.recorder,
+            password,
+            sessions: Sessions::new()?,
+            attempts: Attempts::default(),
+            private: config.private,
+            proxies: config.proxies,
+            funnel: config.funnel.unwrap_or_else(default_funnel),
+        })))
+    }
+
+    /// The layer that gives the tab's server functions this state and serves
+    /// its exports. Add it to the router that serves the tab.
+    pub fn layer(&self) -> AdminLayer {
+        AdminLayer::new(self.clone())
+    }
+
+    /// The stores the tab reads.
+    pub fn stores(&self) -> &[Arc<dyn ActivityStore>] {
+        &self.0.stores
+    }
+
+    /// The writer's counters, if this server counts.
+    pub fn recorder(&self) -> Option<&RecorderStats> {
+        self.0.recorder.as_deref()
+    }
+
+    /// The funnel's steps.
+    pub fn funnel(&self) -> &[FunnelStep] {
+        &self.0.funnel
+    }
+
+    /// Whether the aggregates need a session too.
+    pub fn private(&self) -> bool {
+        self.0.private
+    }
+
+    /// Whether anybody can sign in at all.
+    pub fn sign_in_possible(&self) -> bool {
+        self.0.password.is_some()
+    }
+
+    /// Whether a request with these headers holds a valid session.
+    pub fn signed_in(&self, headers: &http::HeaderMap, now: DateTime<Utc>) -> bool {
+        let cookies = headers
+            .get_all(http::header::COOKIE)
+            .iter()
+            .filter_map(|value| value.to_str().ok());
+        self.0.sessions.valid(cookies, now)
+    }
+
+    /// Whether a request with these headers may read the aggregates.
+    pub fn may_read_aggregates(&self, headers: &http::HeaderMap, now: DateTime<Utc>) -> bool {
+        !self.0.private || self.signed_in(headers, now)
+    }
+
+    /// Checks a sign-in attempt from `client`; on success, the `Set-Cookie`
+    /// value of a new session.
+    pub fn sign_in(
+        &self,
+        attempt: &str,
+        request: &http::request::Parts,
+        now: DateTime<Utc>,
+    ) -> Result<String, SignInError> {
+        let password = self.0.password.as_ref().ok_or(SignInError::NoPassword)?;
+        let network = Network::of(self.client(request));
+        self.0
+            .attempts
+            .allow(network.as_str(), std::time::Instant::now())
+            .map_err(|wait| SignInError::TooMany(wait.as_secs().div_ceil(60)))?;
+        if !password.matches(attempt) {
+            tracing::info!(network = %network, "admin sign-in refused");
+            return Err(SignInError::Wrong);
+        }
+        tracing::info!(network = %network, "admin signed in");
+        Ok(self.0.sessions.start(now, self.over_tls(request)))
+    }
+
+    /// The `Set-Cookie` value that signs out.
+    pub fn sign_out(&self, request: &http::request::Parts) -> String {
+        self.0.sessions.end(self.over_tls(request))
+    }
+
+    /// The client's address: the peer, or what a trusted proxy says.
+    fn client(&self, request: &http::request::Parts) -> Option<IpAddr> {
+        let peer = peer_of(&request.extensions)?;
+        let header = match self.0.proxies.header() {
+            activity::address::ForwardedHeader::XForwardedFor => "x-forwarded-for",
+            activity::address::ForwardedHeader::Forwarded => "forwarded",
+        };
+        let values: Vec<&str> = request
+            .headers
+            .get_all(header)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        self.0.proxies.client_address(peer, &values)
+    }
+
+    /// Whether the request came over TLS: to this server, or to a trusted
+    /// proxy that says so (`X-Forwarded-Proto: https` or `Forwarded: proto=https`).
+    fn over_tls(&self, request: &http::request::Parts) -> bool {
+        if request.uri.scheme() == Some(&http::uri::Scheme::HTTPS) {
+            return true;
+        }
+        let from_trusted_proxy =
+            peer_of(&request.extensions).is_some_and(|peer| self.0.proxies.trusts(peer));
+        from_trusted_proxy && says_https(&request.headers)
+    }
+}
+
+fn peer_of(extensions: &http::Extensions) -> Option<IpAddr> {
+    extensions
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|info| info.0.ip())
+        .or_else(|| extensions.get::<SocketAddr>().map(SocketAddr::ip))
+}
+
+fn says_https(headers: &http::HeaderMap) -> bool {
+    let proto = headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("https"));
+    let forwarded = headers
+        .get_all(http::header::FORWARDED)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| {
+            v.split([';', ','])
+                .any(|pair| pair.trim().eq_ignore_ascii_case("proto=https"))
+        });
+    proto || forwarded
+}
+
+/// Why a sign-in was refused.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SignInError {
+    /// The operator set no password.
+    #[error("signing in is off: the server has no admin password")]
+    NoPassword,
+    /// The password is not the admin password.
+    #[error("wrong password")]
+    Wrong,
+    /// Too many attempts from this network.
+    #[error("too many sign-in attempts from your network; try again in {0} minutes")]
+    TooMany(u64),
+}

@@ -1,0 +1,198 @@
+//! The cards of one overview: headline figures beside the previous period,
+//! the chart, sources and funnel (toggled), top paths, and each store's
+//! health with the writer's counters. Every card says in a line what it shows.
+
+use leptos::prelude::*;
+
+use super::Toggles;
+use super::charts::ChartCard;
+use crate::model::{Overview, SourceRow, StoreStatus, WriterStatus};
+
+/// One headline figure with the previous period's beside it.
+#[component]
+fn Figure(label: &'static str, now: u64, before: u64, note: &'static str) -> impl IntoView {
+    view! {
+        <div class="figure">
+            <span class="figure-label">{label}</span>
+            <strong class="figure-value" data-figure=label>{now}</strong>
+            <span class="figure-previous">"previous period: " {before}</span>
+            <span class="card-note">{note}</span>
+        </div>
+    }
+}
+
+/// Every card of an overview.
+#[component]
+pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
+    let Overview {
+        range,
+        days,
+        totals,
+        previous,
+        store_lines,
+        sources,
+        funnel,
+        top_paths,
+        last_five_minutes,
+        stores,
+        writer,
+    } = overview;
+    let empty = totals.visitors.total() == 0;
+    view! {
+        <p class="range-status" aria-live="polite">
+            "The last " {range} " days (UTC), beside the " {range} " days before."
+        </p>
+        {empty.then(|| view! {
+            <p class="empty-state">
+                "Nothing counted in this range yet. Requests from this machine count as the site's own reads, not as people."
+            </p>
+        })}
+        <div class="card figures-card">
+            <Figure label="Visitor-days" now=totals.visitors.total() before=previous.visitors.total()
+                note="one address on one day, whatever it asked for" />
+            <Figure label="People" now=totals.visitors.people before=previous.visitors.people
+                note="visitor-days that were neither bots nor the site itself" />
+            <Figure label="Scanners and crawlers" now=totals.visitors.scanners before=previous.visitors.scanners
+                note="a bot agent, or probing for files a site like this never has" />
+            <Figure label="Own reads" now=totals.visitors.own_reads before=previous.visitors.own_reads
+                note="the site reading itself: this machine, or the self-read mark" />
+            <Figure label="Requests" now=totals.requests before=previous.requests
+                note="counted requests: pages and API calls, not files" />
+            <div class="figure">
+                <span class="figure-label">"Last five minutes"</span>
+                <strong class="figure-value" data-figure="Last five minutes">{last_five_minutes}</strong>
+                <span class="card-note">"counted requests this server queued"</span>
+            </div>
+        </div>
+        <ChartCard days lines=store_lines chart_choice=toggles.chart table=toggles.table />
+        <Show when=move || toggles.sources.get()>
+            <SourcesCard rows=sources.clone() />
+        </Show>
+        <Show when=move || toggles.funnel.get()>
+            <FunnelCard steps=funnel.clone() />
+        </Show>
+        <TopPathsCard paths=top_paths />
+        <StoresCard stores writer />
+    }
+}
+
+#[component]
+fn SourcesCard(rows: Vec<SourceRow>) -> impl IntoView {
+    let rows = rows
+        .into_iter()
+        .map(|row| {
+            let class = if row.tag { "tag" } else { "group" };
+            view! {
+                <tr class=class>
+                    <th scope="row">{row.label}</th>
+                    <td>{row.page_loads}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="card sources-card" aria-labelledby="sources-title">
+            <h2 id="sources-title">"Where they came from"</h2>
+            <p class="card-note">
+                "Page loads by people, by the referrer's site or the link's tag. A link in a PDF or an app sends no referrer, so it reads as typed."
+            </p>
+            <table>
+                <thead><tr><th scope="col">"Source"</th><th scope="col">"Page loads"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </section>
+    }
+}
+
+#[component]
+fn FunnelCard(steps: Vec<activity::report::FunnelCount>) -> impl IntoView {
+    let rows = steps
+        .into_iter()
+        .map(|step| {
+            view! {
+                <tr>
+                    <th scope="row">{step.name}</th>
+                    <td>{step.visitors}</td>
+                    <td>{format!("{:.0} %", step.share_of_first * 100.0)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="card funnel-card" aria-labelledby="funnel-title">
+            <h2 id="funnel-title">"The path through"</h2>
+            <p class="card-note">"Visitor-days of people that reached each step, and their share of the first step."</p>
+            <table>
+                <thead><tr><th scope="col">"Step"</th><th scope="col">"Visitor-days"</th><th scope="col">"Share of first"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </section>
+    }
+}
+
+#[component]
+fn TopPathsCard(paths: Vec<activity::report::PathTotal>) -> impl IntoView {
+    let rows = paths
+        .into_iter()
+        .map(|path| {
+            view! {
+                <tr>
+                    <th scope="row"><code>{path.path}</code></th>
+                    <td>{path.requests}</td>
+                    <td>{path.people}</td>
+                    <td>{path.bots}</td>
+                    <td>{path.self_reads}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="card paths-card" aria-labelledby="paths-title">
+            <h2 id="paths-title">"Top paths"</h2>
+            <p class="card-note">"Counted requests per path, without query strings."</p>
+            <table>
+                <thead><tr>
+                    <th scope="col">"Path"</th><th scope="col">"Requests"</th><th scope="col">"People"</th>
+                    <th scope="col">"Bots"</th><th scope="col">"Own reads"</th>
+                </tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </section>
+    }
+}
+
+#[component]
+fn StoresCard(stores: Vec<StoreStatus>, writer: WriterStatus) -> impl IntoView {
+    let items = stores
+        .into_iter()
+        .map(|store| {
+            let state = if store.available { "available" } else { "unavailable" };
+            let name = store.store.clone();
+            view! {
+                <li class=state data-store=name>
+                    <strong>{store.store}</strong> " — " {store.availability} " " {store.retention}
+                    <span class="cost">
+                        {format!(
+                            " Since start: {} operations, {} failed, {} ms.",
+                            store.operations, store.failures, store.milliseconds
+                        )}
+                    </span>
+                    {store.read_error.map(|error| view! { <span class="admin-error">" Not read: " {error}</span> })}
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="card stores-card" aria-labelledby="stores-title">
+            <h2 id="stores-title">"Stores"</h2>
+            <p class="card-note">"Where the counts are kept, how long, and what keeping them has cost."</p>
+            <ul>{items}</ul>
+            <p class="writer">
+                {format!(
+                    "This server's writer: {} hits queued, {} written, {} dropped (queue full), {} lost (store down too long).",
+                    writer.queued, writer.written, writer.dropped, writer.lost
+                )}
+            </p>
+        </section>
+    }
+}

@@ -1,0 +1,129 @@
+//! The chart card: the SVG (stacked kinds, or lines by store) and the same
+//! numbers as a table, for screen readers always and for everyone on
+//! "Show as table".
+
+use chrono::NaiveDate;
+use leptos::prelude::*;
+
+use super::ChartChoice;
+use crate::chart;
+use crate::model::{DayKinds, StoreLine};
+
+/// The chart and its table.
+#[component]
+pub(crate) fn ChartCard(
+    days: Vec<DayKinds>,
+    lines: Vec<StoreLine>,
+    chart_choice: RwSignal<ChartChoice>,
+    table: RwSignal<bool>,
+) -> impl IntoView {
+    let dates: Vec<NaiveDate> = days.iter().map(|d| d.day).collect();
+    let kinds_svg = chart::stacked_kinds(&days);
+    let lines_svg = chart::store_lines(&dates, &lines);
+    let svg = move || match chart_choice.get() {
+        ChartChoice::Kinds => kinds_svg.clone(),
+        ChartChoice::Stores => lines_svg.clone(),
+    };
+    let label = move || match chart_choice.get() {
+        ChartChoice::Kinds => {
+            "Visitors per day, stacked: people, scanners and crawlers, the site's own reads"
+        }
+        ChartChoice::Stores => "Requests per day, one line per store",
+    };
+    let table_class = move || {
+        if table.get() {
+            "figures"
+        } else {
+            "figures visually-hidden"
+        }
+    };
+    let kinds_table = days.clone();
+    let lines_table = (dates.clone(), lines.clone());
+    view! {
+        <figure class="card chart-card">
+            {move || match svg() {
+                Ok(svg) => view! { <div class="chart" role="img" aria-label=label inner_html=svg></div> }.into_any(),
+                Err(error) => view! { <p class="admin-error">"The chart could not be drawn: " {error}</p> }.into_any(),
+            }}
+            <figcaption class="chart-note">
+                "A visitor-day is one address (kept only as a daily token) on one day; "
+                "the three kinds add up to the total, because each visitor-day is given exactly one kind."
+            </figcaption>
+            <div class=table_class>
+                {move || match chart_choice.get() {
+                    ChartChoice::Kinds => kinds_table_view(&kinds_table).into_any(),
+                    ChartChoice::Stores => lines_table_view(&lines_table.0, &lines_table.1).into_any(),
+                }}
+            </div>
+        </figure>
+    }
+}
+
+fn kinds_table_view(days: &[DayKinds]) -> impl IntoView + use<> {
+    let rows = days
+        .iter()
+        .rev()
+        .map(|d| {
+            view! {
+                <tr>
+                    <th scope="row">{d.day.to_string()}</th>
+                    <td>{d.kinds.people}</td>
+                    <td>{d.kinds.scanners}</td>
+                    <td>{d.kinds.own_reads}</td>
+                    <td>{d.kinds.total()}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <table class="kinds-table">
+            <caption>"Visitors per day by kind"</caption>
+            <thead>
+                <tr>
+                    <th scope="col">"Day (UTC)"</th>
+                    <th scope="col">"People"</th>
+                    <th scope="col">"Scanners and crawlers"</th>
+                    <th scope="col">"Own reads"</th>
+                    <th scope="col">"Total"</th>
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+}
+
+fn lines_table_view(dates: &[NaiveDate], lines: &[StoreLine]) -> impl IntoView + use<> {
+    let head = lines
+        .iter()
+        .map(|line| view! { <th scope="col">{line.store.clone()}</th> })
+        .collect_view();
+    let rows = dates
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, day)| {
+            let cells = lines
+                .iter()
+                .map(|line| view! { <td>{line.requests.get(i).copied().unwrap_or(0)}</td> })
+                .collect_view();
+            view! {
+                <tr>
+                    <th scope="row">{day.to_string()}</th>
+                    {cells}
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <table class="stores-table">
+            <caption>"Requests per day by store"</caption>
+            <thead>
+                <tr>
+                    <th scope="col">"Day (UTC)"</th>
+                    {head}
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+}

@@ -1,0 +1,145 @@
+//! The signed-in part: the sign-in form, the visitor table, and the export
+//! links (hourly rows for anyone who may read the tab, visitor rows for a
+//! signed-in admin).
+
+use leptos::prelude::*;
+
+use super::clean_error;
+use crate::api::{SignIn, SignOut, read_visitors};
+use crate::model::{Access, EXPORT_PREFIX, VisitorRow};
+
+/// Export links for the current range.
+#[component]
+fn Exports(range: RwSignal<u16>, visitors: bool) -> impl IntoView {
+    let link = move |what: &'static str, format: &'static str| {
+        format!("{EXPORT_PREFIX}{what}.{format}?days={}", range.get())
+    };
+    view! {
+        <p class="exports">
+            "Download the hourly rows: "
+            <a href=move || link("hours", "csv") download>"CSV"</a> " · "
+            <a href=move || link("hours", "json") download>"JSON"</a>
+            {visitors.then(|| view! {
+                ". The visitor rows: "
+                <a href=move || link("visitors", "csv") download>"CSV"</a> " · "
+                <a href=move || link("visitors", "json") download>"JSON"</a>
+            })}
+        </p>
+    }
+}
+
+/// The sign-in form, or the visitor table once signed in.
+#[component]
+pub(crate) fn VisitorSection(
+    range: RwSignal<u16>,
+    access: Resource<Result<Access, ServerFnError>>,
+    session: RwSignal<u32>,
+) -> impl IntoView {
+    let sign_in = ServerAction::<SignIn>::new();
+    let sign_out = ServerAction::<SignOut>::new();
+    Effect::new(move |_| {
+        if matches!(sign_in.value().get(), Some(Ok(())))
+            || matches!(sign_out.value().get(), Some(Ok(())))
+        {
+            session.update(|n| *n += 1);
+        }
+    });
+    let refused = move || match sign_in.value().get() {
+        Some(Err(error)) => Some(clean_error(&error.to_string())),
+        _ => None,
+    };
+    view! {
+        <section class="card visitors-card" aria-labelledby="visitors-title">
+            <h2 id="visitors-title">"Visitors"</h2>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    let access = access.await.unwrap_or_default();
+                    if access.signed_in {
+                        view! {
+                            <Exports range visitors=true />
+                            <ActionForm action=sign_out>
+                                <button type="submit" class="sign-out">"Sign out"</button>
+                            </ActionForm>
+                            <VisitorTable range session />
+                        }
+                        .into_any()
+                    } else if access.sign_in_possible {
+                        view! {
+                            {(!access.private).then(|| view! { <Exports range visitors=false /> })}
+                            <p class="card-note">"The visitor table (one row per visitor-day) is for the signed-in admin only."</p>
+                            <ActionForm action=sign_in attr:class="sign-in">
+                                <label>
+                                    "Admin password "
+                                    <input type="password" name="password" autocomplete="current-password" required />
+                                </label>
+                                <button type="submit">"Sign in"</button>
+                            </ActionForm>
+                            {move || refused().map(|message| view! { <p class="admin-error" role="alert">{message}</p> })}
+                        }
+                        .into_any()
+                    } else {
+                        view! {
+                            <Exports range visitors=false />
+                            <p class="card-note">
+                                "The visitor table needs an admin password: start the server with --admin-password-file or WHOCOMES_ADMIN_PASSWORD."
+                            </p>
+                        }
+                        .into_any()
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+#[component]
+fn VisitorTable(range: RwSignal<u16>, session: RwSignal<u32>) -> impl IntoView {
+    let table = Resource::new(
+        move || (range.get(), session.get()),
+        |(days, _)| read_visitors(days),
+    );
+    view! {
+        <Transition fallback=|| view! { <p class="loading">"Reading visitors…"</p> }>
+            {move || Suspend::new(async move {
+                match table.await {
+                    Ok(table) => {
+                        let shown = table.rows.len();
+                        let rows = table.rows.into_iter().map(row).collect_view();
+                        view! {
+                            <table class="visitor-table">
+                                <caption>{format!("Visitor-days, newest first: {shown} of {}", table.total)}</caption>
+                                <thead><tr>
+                                    <th scope="col">"Store"</th><th scope="col">"Day"</th><th scope="col">"Token"</th>
+                                    <th scope="col">"Network"</th><th scope="col">"First seen"</th><th scope="col">"Last seen"</th>
+                                    <th scope="col">"Requests"</th><th scope="col">"Bots"</th><th scope="col">"Own reads"</th>
+                                    <th scope="col">"Top paths"</th><th scope="col">"Sources"</th>
+                                </tr></thead>
+                                <tbody>{rows}</tbody>
+                            </table>
+                        }
+                        .into_any()
+                    }
+                    Err(error) => view! { <p class="admin-error" role="alert">{clean_error(&error.to_string())}</p> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+fn row(row: VisitorRow) -> impl IntoView {
+    view! {
+        <tr>
+            <td>{row.store}</td>
+            <td>{row.day.to_string()}</td>
+            <td><code>{row.visitor}</code></td>
+            <td>{row.network}</td>
+            <td>{row.first_seen}</td>
+            <td>{row.last_seen}</td>
+            <td>{row.requests}</td>
+            <td>{row.bots}</td>
+            <td>{row.self_reads}</td>
+            <td>{row.top_paths.join(" ")}</td>
+            <td>{row.sources.join(" ")}</td>
+        </tr>
+    }
+}

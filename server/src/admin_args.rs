@@ -1,0 +1,63 @@
+//! The Admin tab's flags: who may sign in, and whether the whole tab is
+//! private. The password is read here and handed to `admin`, which keeps
+//! only its argon2 hash; it is never logged.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use clap::Args;
+
+/// How the Admin tab is protected.
+#[derive(Clone, Args)]
+pub struct AdminArgs {
+    /// File holding the admin password (its surrounding whitespace ignored).
+    /// Without a password nobody can sign in, so the visitor table stays closed.
+    #[arg(long, env = "WHOCOMES_ADMIN_PASSWORD_FILE", value_name = "FILE")]
+    pub admin_password_file: Option<PathBuf>,
+
+    /// The admin password itself (prefer the file: an environment can leak).
+    #[arg(
+        long = "admin-password",
+        env = "WHOCOMES_ADMIN_PASSWORD",
+        hide_env_values = true
+    )]
+    pub admin_password: Option<String>,
+
+    /// Make the whole Admin tab sign-in only (by default the aggregates are
+    /// public and only the visitor table needs a session).
+    #[arg(long, env = "WHOCOMES_PRIVATE")]
+    pub private: bool,
+}
+
+impl std::fmt::Debug for AdminArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AdminArgs")
+            .field("admin_password_file", &self.admin_password_file)
+            .field(
+                "admin_password",
+                &self.admin_password.as_ref().map(|_| "redacted"),
+            )
+            .field("private", &self.private)
+            .finish()
+    }
+}
+
+impl AdminArgs {
+    /// The password, from the file or the variable (not both).
+    pub fn password(&self) -> anyhow::Result<Option<String>> {
+        match (&self.admin_password_file, &self.admin_password) {
+            (Some(_), Some(_)) => {
+                anyhow::bail!(
+                    "give the admin password once: --admin-password-file or WHOCOMES_ADMIN_PASSWORD"
+                )
+            }
+            (Some(path), None) => {
+                let text = std::fs::read_to_string(path).with_context(|| {
+                    format!("cannot read the admin password file {}", path.display())
+                })?;
+                Ok(Some(text))
+            }
+            (None, given) => Ok(given.clone()),
+        }
+    }
+}
