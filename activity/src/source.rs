@@ -92,7 +92,8 @@ pub fn source_of(
     if let Some(tag) = query.and_then(|query| tag_of(query, &rules.config.tag_parameters)) {
         return Some(Source::Tag(tag));
     }
-    let referrer = referrer_host(referer?)?;
+    // Compared before an address host is cut to its network.
+    let referrer = host_of(referer?)?;
     let own_host = host.and_then(host_without_port);
     let is_own = own_host.as_deref() == Some(referrer.as_str())
         || rules
@@ -100,7 +101,10 @@ pub fn source_of(
             .site_hosts
             .iter()
             .any(|site| site.eq_ignore_ascii_case(&referrer));
-    (!is_own).then_some(Source::Referrer(referrer))
+    (!is_own)
+        .then(|| kept_form(referrer))
+        .flatten()
+        .map(Source::Referrer)
 }
 
 /// The tag a query carries in the first of `parameters` that has a usable
@@ -141,9 +145,19 @@ fn decode(raw: &[u8]) -> String {
 /// IP address is cut to its network, like any address whocomes sees: it
 /// may be somebody's own machine.
 pub fn referrer_host(referer: &str) -> Option<String> {
-    let uri: http::Uri = referer.trim().parse().ok()?;
+    kept_form(host_of(referer)?)
+}
+
+/// The host of an absolute URL as written, lowercased, without a trailing dot.
+fn host_of(url: &str) -> Option<String> {
+    let uri: http::Uri = url.trim().parse().ok()?;
     uri.scheme()?;
-    let host = uri.host()?.trim_end_matches('.').to_ascii_lowercase();
+    Some(uri.host()?.trim_end_matches('.').to_ascii_lowercase())
+}
+
+/// How a referrer's host is kept: an address cut to its network, a name
+/// as it is (if it is a valid host name).
+fn kept_form(host: String) -> Option<String> {
     if let Some(ip) = parse_address(&host) {
         return Some(Network::of(Some(ip)).to_string());
     }
@@ -247,6 +261,25 @@ fn group_of_host(host: &str) -> SourceGroup {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_site_served_on_an_address_does_not_refer_to_itself() {
+        let rules = Rules::default();
+        let own = source_of(
+            None,
+            Some("http://127.0.0.1:3101/about"),
+            Some("127.0.0.1:3101"),
+            &rules,
+        );
+        assert_eq!(own, None);
+        let other = source_of(
+            None,
+            Some("http://192.0.2.7/page"),
+            Some("127.0.0.1:3101"),
+            &rules,
+        );
+        assert_eq!(other, Some(Source::Referrer("192.0.2.x".to_owned())));
+    }
 
     fn source(query: &str, referer: Option<&str>, host: Option<&str>) -> Option<String> {
         let query = (!query.is_empty()).then_some(query.as_bytes());

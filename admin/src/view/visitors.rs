@@ -37,10 +37,11 @@ pub(crate) fn VisitorSection(
 ) -> impl IntoView {
     let sign_in = ServerAction::<SignIn>::new();
     let sign_out = ServerAction::<SignOut>::new();
+    // Read both before deciding, so the effect keeps tracking both actions.
     Effect::new(move |_| {
-        if matches!(sign_in.value().get(), Some(Ok(())))
-            || matches!(sign_out.value().get(), Some(Ok(())))
-        {
+        let signed_in = matches!(sign_in.value().get(), Some(Ok(())));
+        let signed_out = matches!(sign_out.value().get(), Some(Ok(())));
+        if signed_in || signed_out {
             session.update(|n| *n += 1);
         }
     });

@@ -1,0 +1,204 @@
+// The Admin tab in a real browser, against the real binary on a fresh SQLite
+// store and a fresh PostgreSQL store: a person, bots and a self-read come in;
+// the tab's accessible table shows them by kind; every toggle and range
+// works after hydration; the visitor table opens only after signing in.
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+
+import { adminPassword, adminPorts, withPostgres } from '../servers';
+
+const CHROME =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+type Counts = { people: number; scanners: number; own: number; total: number };
+
+/** Today's visitor-days by kind, from the tab's table (today is the first row). */
+async function today(page: Page): Promise<Counts> {
+  const cells = await page.locator('table.kinds-table tbody tr').first().locator('td').allTextContents();
+  const [people, scanners, own, total] = cells.map(Number);
+  return { people, scanners, own, total };
+}
+
+/** Reloads the tab until today's counts are `expected` (the writer flushes every 100 ms). */
+async function waitForCounts(page: Page, url: string, expected: Counts) {
+  await expect
+    .poll(
+      async () => {
+        await page.goto(url);
+        return today(page);
+      },
+      { timeout: 15_000 },
+    )
+    .toEqual(expected);
+}
+
+async function hydrated(page: Page) {
+  await expect(page.locator('#app')).toHaveAttribute('data-hydrated', 'true');
+}
+
+/** A request from `address` (through the trusted proxy) with `agent`. */
+function from(request: APIRequestContext, base: string, path: string, address: string, agent: string) {
+  return request.get(`${base}${path}`, {
+    headers: { 'x-forwarded-for': address, 'user-agent': agent, 'sec-fetch-dest': 'document' },
+  });
+}
+
+const targets = [
+  { name: 'sqlite', port: adminPorts.sqlite, net: 10 },
+  ...(withPostgres ? [{ name: 'postgres', port: adminPorts.postgres, net: 20 }] : []),
+];
+
+for (const target of targets) {
+  test.describe(`the Admin tab on ${target.name}`, () => {
+    const base = `http://127.0.0.1:${target.port}`;
+    const person = `198.51.100.${target.net}`;
+
+    test('counts a person, bots and a self-read by kind; toggles, ranges and sign-in work', async ({
+      browser,
+      request,
+      page,
+    }) => {
+      test.setTimeout(90_000);
+      await page.goto(`${base}/admin`);
+      const before = await today(page);
+
+      // A person browses the site (own browser context: Chrome's agent, a client address).
+      const context = await browser.newContext({
+        userAgent: CHROME,
+        extraHTTPHeaders: { 'x-forwarded-for': person },
+      });
+      const visit = await context.newPage();
+      await visit.goto(`${base}/`);
+      await hydrated(visit);
+      await visit.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Inventory' }).click();
+      await expect(visit).toHaveURL(/\/inventory$/);
+      await visit.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'About' }).click();
+      await expect(visit).toHaveURL(/\/about$/);
+      await context.close();
+
+      // A crawler by its agent, a scanner by its probe path, the site reading itself.
+      expect((await from(request, base, '/about', `203.0.113.${target.net}`, 'Mozilla/5.0 (compatible; Googlebot/2.1)')).ok()).toBe(true);
+      await from(request, base, '/wp-login.php', `203.0.113.${target.net + 1}`, CHROME);
+      expect((await from(request, base, '/', `192.0.2.${target.net}`, 'curl/8.5 whocomes-SelfRead')).ok()).toBe(true);
+
+      await waitForCounts(page, `${base}/admin`, {
+        people: before.people + 1,
+        scanners: before.scanners + 2,
+        own: before.own + 1,
+        total: before.total + 4,
+      });
+
+      // The toggles, after hydration; each keeps the range.
+      await hydrated(page);
+      const range = page.locator('.range-status');
+      await expect(range).toContainText('The last 30 days');
+      await expect(page.locator('table.kinds-table tbody tr')).toHaveCount(30);
+      const chart = page.locator('.chart[role="img"]');
+      await expect(chart).toHaveAttribute('aria-label', /Visitors per day/);
+      await expect(chart.locator('svg')).toHaveCount(1);
+
+      for (const days of [7, 90, 365, 30]) {
+        await page.getByRole('button', { name: `${days} days` }).click();
+        await expect(range).toContainText(`The last ${days} days`);
+        await expect(page.locator('table.kinds-table tbody tr')).toHaveCount(days);
+      }
+      await page.getByRole('button', { name: '90 days' }).click();
+      await expect(range).toContainText('The last 90 days');
+
+      await page.getByRole('button', { name: 'Lines by store' }).click();
+      await expect(chart).toHaveAttribute('aria-label', /one line per store/);
+      await expect(page.locator('table.stores-table thead th')).toContainText([target.name]);
+      await expect(range).toContainText('The last 90 days');
+      await page.getByRole('button', { name: 'Lines by store' }).click();
+      await expect(chart).toHaveAttribute('aria-label', /Visitors per day/);
+
+      await expect(page.locator('.sources-card')).toHaveCount(0);
+      await page.getByRole('button', { name: 'Where they came from' }).click();
+      await expect(page.locator('.sources-card')).toContainText('typed and unknown');
+      await expect(page.getByRole('button', { name: 'Where they came from' })).toHaveAttribute('aria-pressed', 'true');
+
+      await expect(page.locator('.funnel-card')).toHaveCount(0);
+      await page.getByRole('button', { name: 'The path through' }).click();
+      await expect(page.locator('.funnel-card')).toContainText('Share of first');
+
+      await page.getByRole('button', { name: 'Show as table' }).click();
+      await expect(page.locator('table.kinds-table')).toBeVisible();
+      await expect(range).toContainText('The last 90 days');
+
+      // The visitor table: absent before signing in, refused to a direct call.
+      await expect(page.locator('.visitor-table')).toHaveCount(0);
+      const direct = await request.post(`${base}/api/admin/visitors`, { form: { days: '30' } });
+      expect(direct.status()).toBe(401);
+      const exportCall = await request.get(`${base}/api/admin/export/visitors.csv?days=30`);
+      expect(exportCall.status()).toBe(401);
+
+      // A wrong password fails; the right one opens the table.
+      await page.getByLabel('Admin password').fill('not the password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect(page.locator('.visitors-card [role="alert"]')).toContainText('wrong password');
+      await expect(page.locator('.visitor-table')).toHaveCount(0);
+
+      await page.getByLabel('Admin password').fill(adminPassword);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect(page.locator('.visitor-table')).toBeVisible();
+      await expect(page.locator('.visitor-table')).toContainText('198.51.100.x');
+      const cookie = (await page.context().cookies()).find((c) => c.name === 'whocomes_admin');
+      expect(cookie?.httpOnly).toBe(true);
+      expect(cookie?.sameSite).toBe('Strict');
+
+      if (target.name === 'sqlite') {
+        await page.getByRole('button', { name: 'Show as table' }).click();
+        await page.getByRole('button', { name: '30 days' }).click();
+        await expect(range).toContainText('The last 30 days');
+        await page.screenshot({ path: '../docs/admin.png', fullPage: true });
+      }
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await expect(page.locator('.visitor-table')).toHaveCount(0);
+      await expect(page.getByLabel('Admin password')).toBeVisible();
+    });
+  });
+}
+
+test.describe('two servers, one view', () => {
+  test.skip(!withPostgres, 'needs E2E_DATABASE_URL (scripts/test makes the database)');
+
+  test('a visitor on both stores counts once merged and once per store line', async ({ page, request }) => {
+    const sqlite = `http://127.0.0.1:${adminPorts.sqlite}`;
+    const postgres = `http://127.0.0.1:${adminPorts.postgres}`;
+    await page.goto(`${sqlite}/admin`);
+    const before = await today(page);
+    const lines = async () => {
+      const head = await page.locator('table.stores-table thead th').allTextContents();
+      const row = await page.locator('table.stores-table tbody tr').first().locator('td').allTextContents();
+      return Object.fromEntries(head.slice(1).map((name, i) => [name, Number(row[i])]));
+    };
+    await hydrated(page);
+    await page.getByRole('button', { name: 'Lines by store' }).click();
+    const linesBefore = await lines();
+
+    // The same client on both sites, another only on the PostgreSQL one.
+    for (const base of [sqlite, postgres]) {
+      expect((await from(request, base, '/about', '198.51.100.77', CHROME)).ok()).toBe(true);
+    }
+    expect((await from(request, postgres, '/resume', '198.51.100.78', CHROME)).ok()).toBe(true);
+
+    // Each server writes on its own schedule: wait for both lines.
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${sqlite}/admin`);
+          await hydrated(page);
+          await page.getByRole('button', { name: 'Lines by store' }).click();
+          return lines();
+        },
+        { timeout: 15_000 },
+      )
+      .toEqual({ sqlite: linesBefore.sqlite + 1, postgres: linesBefore.postgres + 2 });
+    await waitForCounts(page, `${sqlite}/admin`, {
+      people: before.people + 2,
+      scanners: before.scanners,
+      own: before.own,
+      total: before.total + 2,
+    });
+  });
+});
