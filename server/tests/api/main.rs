@@ -1,6 +1,7 @@
 //! Integration tests: the real site, started in-process on port 0 (and, for
 //! signals, the real binary). One test binary, modules by subject.
 
+mod admin;
 mod explain;
 mod export;
 mod faults;

@@ -1,0 +1,293 @@
+//! The Admin tab over the real app: its own reads are never counted; the
+//! visitor rows need a session whatever asks for them (page, server function,
+//! export); a private tab refuses its aggregates too; sign-in is limited per
+//! network; the session cookie's flags.
+
+use std::time::Duration;
+
+use clap::Parser as _;
+use reqwest::StatusCode;
+use server::Application;
+use server::cli::{Cli, Command};
+
+use crate::helpers::{TestApp, spawn_app_with};
+
+const PASSWORD: &str = "a test passphrase";
+
+async fn post(
+    app: &TestApp,
+    path: &str,
+    form: &[(&str, &str)],
+    cookie: Option<&str>,
+) -> reqwest::Response {
+    let mut request = app.client.post(app.url(path)).form(form);
+    if let Some(cookie) = cookie {
+        request = request.header("cookie", cookie);
+    }
+    request.send().await.expect("the server answers")
+}
+
+async fn get_with(app: &TestApp, path: &str, cookie: Option<&str>) -> reqwest::Response {
+    let mut request = app.client.get(app.url(path));
+    if let Some(cookie) = cookie {
+        request = request.header("cookie", cookie);
+    }
+    request.send().await.expect("the server answers")
+}
+
+/// Signs in; returns the `Set-Cookie` header and the `name=value` to send back.
+async fn sign_in(app: &TestApp) -> (String, String) {
+    let answer = post(app, "/api/admin/sign-in", &[("password", PASSWORD)], None).await;
+    assert_eq!(answer.status(), StatusCode::OK);
+    let set = answer
+        .headers()
+        .get("set-cookie")
+        .expect("a session cookie")
+        .to_str()
+        .expect("text")
+        .to_owned();
+    let pair = set.split(';').next().expect("name=value").to_owned();
+    (set, pair)
+}
+
+/// Waits until the writer has written everything queued so far.
+async fn settle(app: &TestApp) {
+    for _ in 0..100 {
+        let stats = app.recorder_stats();
+        if stats.written == stats.queued {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the writer did not catch up: {:?}", app.recorder_stats());
+}
+
+#[tokio::test]
+async fn the_tabs_own_reads_are_never_counted() {
+    let app = spawn_app_with(&[&format!("--admin-password={PASSWORD}")]).await;
+    for path in ["/", "/about", "/api/inventory"] {
+        assert_eq!(app.get(path).await.status(), StatusCode::OK);
+    }
+    settle(&app).await;
+    let before = app.recorder_stats().queued;
+    assert_eq!(before, 3);
+
+    let (_, cookie) = sign_in(&app).await;
+    for round in 0..5 {
+        let session = (round % 2 == 0).then_some(cookie.as_str());
+        assert_eq!(
+            get_with(&app, "/admin", session).await.status(),
+            StatusCode::OK
+        );
+        for days in ["7", "30", "365"] {
+            post(&app, "/api/admin/overview", &[("days", days)], session).await;
+            post(&app, "/api/admin/visitors", &[("days", days)], session).await;
+        }
+        post(&app, "/api/admin/access", &[], session).await;
+        for file in ["hours.csv", "hours.json", "visitors.csv", "visitors.json"] {
+            get_with(&app, &format!("/api/admin/export/{file}?days=30"), session).await;
+        }
+        post(&app, "/api/admin/sign-in", &[("password", "wrong")], None).await;
+    }
+    post(&app, "/api/admin/sign-out", &[], Some(&cookie)).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    settle(&app).await;
+    assert_eq!(
+        app.recorder_stats().queued,
+        before,
+        "the tab's reads queued no hit"
+    );
+
+    let (hours, visitors) = app.stop_and_read().await;
+    assert_eq!(hours.iter().map(|h| h.requests).sum::<u64>(), 3);
+    assert!(
+        hours
+            .iter()
+            .all(|h| !h.path.starts_with("/admin") && !h.path.starts_with("/api/admin"))
+    );
+    assert_eq!(visitors.iter().map(|v| v.requests).sum::<u64>(), 3);
+}
+
+#[tokio::test]
+async fn visitor_rows_need_a_session_whoever_asks() {
+    let app = spawn_app_with(&[
+        &format!("--admin-password={PASSWORD}"),
+        "--own-address=none",
+    ])
+    .await;
+    app.get("/about").await;
+    settle(&app).await;
+
+    // Without a session: the page has no table, the function and the export refuse.
+    let page = get_with(&app, "/admin", None)
+        .await
+        .text()
+        .await
+        .expect("a page");
+    assert!(page.contains("figures-card"), "the aggregates are public");
+    assert!(
+        !page.contains("visitor-table"),
+        "no visitor table before signing in"
+    );
+    let call = post(&app, "/api/admin/visitors", &[("days", "30")], None).await;
+    assert_eq!(call.status(), StatusCode::UNAUTHORIZED);
+    for file in ["visitors.csv", "visitors.json"] {
+        let export = get_with(&app, &format!("/api/admin/export/{file}"), None).await;
+        assert_eq!(export.status(), StatusCode::UNAUTHORIZED, "{file}");
+    }
+    let forged = "whocomes_admin=9999999999";
+    let call = post(&app, "/api/admin/visitors", &[("days", "30")], Some(forged)).await;
+    assert_eq!(
+        call.status(),
+        StatusCode::UNAUTHORIZED,
+        "an unsigned cookie is no session"
+    );
+    let hours = get_with(&app, "/api/admin/export/hours.csv", None).await;
+    assert_eq!(hours.status(), StatusCode::OK, "hourly rows are public");
+    assert!(
+        hours
+            .text()
+            .await
+            .expect("csv")
+            .starts_with("store,hour,path")
+    );
+
+    // A wrong password fails.
+    let wrong = post(&app, "/api/admin/sign-in", &[("password", "not it")], None).await;
+    assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
+    assert!(wrong.headers().get("set-cookie").is_none());
+
+    // The right one: a session cookie with the right flags, and the rows.
+    let (set, cookie) = sign_in(&app).await;
+    for flag in ["HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(set.contains(flag), "{flag} in {set}");
+    }
+    assert!(!set.contains("Secure"), "plain HTTP, no proxy: not Secure");
+    let call = post(
+        &app,
+        "/api/admin/visitors",
+        &[("days", "30")],
+        Some(&cookie),
+    )
+    .await;
+    assert_eq!(call.status(), StatusCode::OK);
+    let table: serde_json::Value = call.json().await.expect("JSON");
+    assert_eq!(table["total"], 1);
+    assert_eq!(table["rows"][0]["network"], "127.0.0.x");
+    let export = get_with(&app, "/api/admin/export/visitors.csv?days=7", Some(&cookie)).await;
+    assert_eq!(export.status(), StatusCode::OK);
+    assert!(export.text().await.expect("csv").contains("127.0.0.x"));
+    let page = get_with(&app, "/admin", Some(&cookie))
+        .await
+        .text()
+        .await
+        .expect("a page");
+    assert!(
+        page.contains("visitor-table"),
+        "the page shows the table to a session"
+    );
+}
+
+#[tokio::test]
+async fn a_private_tab_refuses_its_aggregates_without_a_session() {
+    let app = spawn_app_with(&[&format!("--admin-password={PASSWORD}"), "--private"]).await;
+    let call = post(&app, "/api/admin/overview", &[("days", "30")], None).await;
+    assert_eq!(call.status(), StatusCode::UNAUTHORIZED);
+    let export = get_with(&app, "/api/admin/export/hours.json", None).await;
+    assert_eq!(export.status(), StatusCode::UNAUTHORIZED);
+    let page = get_with(&app, "/admin", None)
+        .await
+        .text()
+        .await
+        .expect("a page");
+    assert!(
+        !page.contains("figures-card"),
+        "no aggregates on a private tab"
+    );
+    assert!(page.contains("Admin password"), "a sign-in form instead");
+
+    let (_, cookie) = sign_in(&app).await;
+    let call = post(
+        &app,
+        "/api/admin/overview",
+        &[("days", "30")],
+        Some(&cookie),
+    )
+    .await;
+    assert_eq!(call.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn sign_in_attempts_are_limited_per_network() {
+    let app = spawn_app_with(&[&format!("--admin-password={PASSWORD}")]).await;
+    for _ in 0..admin::server::auth::MAX_ATTEMPTS {
+        let wrong = post(&app, "/api/admin/sign-in", &[("password", "guess")], None).await;
+        assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
+    }
+    let limited = post(&app, "/api/admin/sign-in", &[("password", PASSWORD)], None).await;
+    assert_eq!(
+        limited.status(),
+        StatusCode::TOO_MANY_REQUESTS,
+        "even the right password waits"
+    );
+    assert!(
+        limited
+            .text()
+            .await
+            .expect("text")
+            .contains("too many sign-in attempts")
+    );
+}
+
+#[tokio::test]
+async fn the_cookie_is_secure_when_a_trusted_proxy_says_https() {
+    let app = spawn_app_with(&[
+        &format!("--admin-password={PASSWORD}"),
+        "--trusted-proxy=127.0.0.1/32",
+    ])
+    .await;
+    let answer = app
+        .client
+        .post(app.url("/api/admin/sign-in"))
+        .header("x-forwarded-proto", "https")
+        .header("x-forwarded-for", "198.51.100.4")
+        .form(&[("password", PASSWORD)])
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(answer.status(), StatusCode::OK);
+    let set = answer
+        .headers()
+        .get("set-cookie")
+        .expect("a cookie")
+        .to_str()
+        .expect("text");
+    assert!(set.contains("Secure"), "{set}");
+    let (plain, _) = sign_in(&app).await;
+    assert!(!plain.contains("Secure"), "{plain}");
+}
+
+#[tokio::test]
+async fn a_private_tab_without_a_password_is_refused_at_start() {
+    let data = tempfile::tempdir().expect("a folder");
+    let argv = [
+        "whocomes".to_owned(),
+        "--addr=127.0.0.1:0".to_owned(),
+        format!("--data-dir={}", data.path().display()),
+        "--private".to_owned(),
+    ];
+    let Command::Serve(config) = Cli::try_parse_from(argv)
+        .expect("flags parse")
+        .into_command()
+    else {
+        panic!("serve is the command")
+    };
+    let error = match Application::build(*config).await {
+        Ok(_) => panic!("a private tab nobody can open must not start"),
+        Err(error) => format!("{error:#}"),
+    };
+    assert!(
+        error.contains("--private needs an admin password"),
+        "{error}"
+    );
+}
