@@ -2,13 +2,128 @@
 //! short run of requests by one visitor, spread over an hour. Nothing here
 //! is real traffic.
 
-use chrono::{DateTime, Duration, Utc};
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 use crate::address::Network;
 use crate::classify::Kind;
 use crate::hit::{Hit, StoreName};
+use crate::rows::{Batch, HourRow, PathCount, SourceCount, VisitorDay};
 use crate::source::Source;
 use crate::token::{VisitorKey, visitor_token};
+
+/// A small, fast random stream (xorshift), the same for the same seed.
+fn stream(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed | 1;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
+/// One day of a busy site as the rows a store keeps, made directly rather
+/// than from hits (to fill a store with months quickly): `visitors`
+/// visitor-days, of which one in five is a bot making 60 to 139 requests
+/// over 5 to 15 of 300 paths, one in fifty a self-read, the rest people
+/// making 1 to 15 requests over the demo's first 1 to 4 pages, one in eight
+/// with a source; the hourly rows hold the same requests. About 26 requests
+/// per visitor-day.
+pub fn day_rows(store: &StoreName, day: NaiveDate, visitors: u32, seed: u64) -> Batch {
+    let key =
+        VisitorKey::from_bytes(vec![42; 32]).unwrap_or_else(|_| unreachable!("a non-empty key"));
+    let mut next = stream(seed ^ u64::from(day.to_epoch_days().unsigned_abs()));
+    let midnight = day.and_time(chrono::NaiveTime::MIN).and_utc();
+    let mut hours: BTreeMap<(i64, u64), (u64, u64, u64)> = BTreeMap::new();
+    let mut rows = Vec::with_capacity(visitors as usize);
+    let mut hits = 0;
+    for n in 0..visitors {
+        let ip = std::net::IpAddr::from(0x0a00_0000u32.wrapping_add(n).to_be_bytes());
+        let roll = next() % 100;
+        // (requests, bot?, self-read?, first path, how many paths)
+        let (requests, bots, self_reads, base, paths) = match roll {
+            0..=1 => (1 + next() % 4, 0, 1, 0, 1),
+            2..=21 => (60 + next() % 80, 1, 0, next() % 300, 5 + next() % 11),
+            _ => (1 + next() % 15, 0, 0, 0, 1 + next() % 4),
+        };
+        let first = next() % 86_400;
+        let hour = (first / 3_600) as i64;
+        let mut counts: BTreeMap<u64, u64> = BTreeMap::new();
+        for _ in 0..requests {
+            // Lower path numbers are more popular: the smaller of two draws.
+            let path = (base + (next() % 300).min(next() % 300) % paths) % 300;
+            *counts.entry(path).or_default() += 1;
+            let cell = hours.entry((hour, path)).or_default();
+            cell.0 += 1;
+            cell.1 += bots;
+            cell.2 += self_reads;
+        }
+        hits += requests;
+        let mut top_paths: Vec<PathCount> = counts
+            .into_iter()
+            .map(|(path, requests)| PathCount {
+                path: page_path(path),
+                requests,
+            })
+            .collect();
+        top_paths.sort_by(|a, b| b.requests.cmp(&a.requests));
+        let sources = match next() % 16 {
+            0..=1 => vec![("www.linkedin.com", 1)],
+            2 => vec![("github.com", 1)],
+            3 => vec![("www.google.com", 1)],
+            _ => vec![],
+        };
+        let first_seen = midnight + Duration::seconds(first as i64);
+        rows.push(VisitorDay {
+            store: store.clone(),
+            day,
+            visitor: visitor_token(&key, day, Some(ip)),
+            network: Network::of(Some(ip)),
+            first_seen,
+            last_seen: first_seen + Duration::seconds((next() % 1_800) as i64),
+            requests,
+            bots: bots * requests,
+            self_reads: self_reads * requests,
+            top_paths,
+            sources: sources
+                .into_iter()
+                .map(|(host, page_loads)| SourceCount {
+                    source: Source::Referrer(host.to_owned()),
+                    page_loads,
+                })
+                .collect(),
+        });
+    }
+    Batch {
+        hours: hours
+            .into_iter()
+            .map(|((hour, path), (requests, bots, self_reads))| HourRow {
+                store: store.clone(),
+                hour: midnight + Duration::hours(hour),
+                path: page_path(path),
+                requests,
+                bots,
+                self_reads,
+            })
+            .collect(),
+        visitors: rows,
+        hits,
+    }
+}
+
+/// The demo's paths first (so the funnel has steps to find), then made-up ones.
+fn page_path(n: u64) -> String {
+    match n {
+        0 => "/".to_owned(),
+        1 => "/inventory".to_owned(),
+        2 => "/about".to_owned(),
+        3 => "/resume".to_owned(),
+        4 => "/api/site/inventory".to_owned(),
+        _ => format!("/notes/{n}"),
+    }
+}
 
 /// Visitors the stream draws from: enough that most visits of a run are a
 /// visitor's first of the day.
@@ -21,13 +136,7 @@ const VISITORS: u64 = 1_000_000;
 pub fn hits(store: &StoreName, start: DateTime<Utc>, count: usize, seed: u64) -> Vec<Hit> {
     let key =
         VisitorKey::from_bytes(vec![42; 32]).unwrap_or_else(|_| unreachable!("a non-empty key"));
-    let mut state = seed | 1;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = stream(seed);
     let mut hits = Vec::with_capacity(count);
     while hits.len() < count {
         let visitor = next() % VISITORS;

@@ -1,0 +1,122 @@
+//! The Admin tab's reads over a big store: 90 days of rows equal to about
+//! 50 million hits (21,000 visitor-days a day, about 26 requests each,
+//! `activity::sample::day_rows`), written the way the writer writes, then
+//! retention applied (visitor rows older than 30 days go, their counts by
+//! kind stay). Then every card of one overview (`overview`, all cards
+//! together) and the visitor table are timed, 20 times each after 2 warm-ups,
+//! and the median and 95th percentile printed. SQLite always; PostgreSQL
+//! when TEST_DATABASE_URL names a server (a fresh database is made on it).
+//!
+//! `cargo bench -p admin --features ssr --bench overview` (BENCH_DAYS, BENCH_VISITORS to scale)
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use activity::StoreName;
+use activity::store::{ActivityStore, Retention};
+use admin::server::{Admin, AdminConfig, overview};
+use chrono::{Days, Utc};
+
+const RUNS: usize = 20;
+
+fn env_or(name: &str, default: u32) -> u32 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+async fn seed(store: &Arc<dyn ActivityStore>, days: u32, visitors: u32) -> u64 {
+    let today = Utc::now().date_naive();
+    let began = Instant::now();
+    let mut hits = 0;
+    for back in (0..days).rev() {
+        let day = today - Days::new(u64::from(back));
+        let batch = activity::sample::day_rows(store.name(), day, visitors, 7);
+        hits += batch.hits;
+        store.record(&batch).await.expect("the seed is written");
+    }
+    store.enforce_retention(Utc::now()).await.expect("retention runs");
+    eprintln!(
+        "  seeded {days} days, {hits} hits ({:.1} million) in {:.0} s",
+        hits as f64 / 1e6,
+        began.elapsed().as_secs_f64()
+    );
+    hits
+}
+
+fn percentiles(mut times: Vec<Duration>) -> (Duration, Duration) {
+    times.sort();
+    let at = |share: f64| times[((times.len() as f64 * share).ceil() as usize).clamp(1, times.len()) - 1];
+    (at(0.5), at(0.95))
+}
+
+async fn time<F, Fut>(label: &str, mut call: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = ()>,
+{
+    for _ in 0..2 {
+        call().await;
+    }
+    let mut times = Vec::with_capacity(RUNS);
+    for _ in 0..RUNS {
+        let began = Instant::now();
+        call().await;
+        times.push(began.elapsed());
+    }
+    let (median, p95) = percentiles(times);
+    eprintln!("  {label}: median {median:.1?}, p95 {p95:.1?}");
+}
+
+async fn measure(store: Arc<dyn ActivityStore>) {
+    let days = env_or("BENCH_DAYS", 90);
+    let visitors = env_or("BENCH_VISITORS", 21_000);
+    eprintln!("{}:", store.name());
+    seed(&store, days, visitors).await;
+    let admin = Admin::new(AdminConfig {
+        stores: vec![store.clone()],
+        ..AdminConfig::default()
+    })
+    .expect("no password to hash");
+    for range in [7u16, 30, 90, 365] {
+        time(&format!("all cards, {range} days"), || async {
+            let overview = overview::overview(&admin, range, Utc::now()).await;
+            assert_eq!(overview.days.len(), usize::from(range));
+        })
+        .await;
+    }
+    time("visitor table, 30 days", || async {
+        let (rows, total) = overview::visitors(&admin, 30, Utc::now()).await;
+        assert!(total >= rows.len());
+    })
+    .await;
+    store.close().await;
+}
+
+fn main() {
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    runtime.block_on(async {
+        let folder = tempfile::tempdir().expect("a temporary folder");
+        let path = folder.path().join("activity.db");
+        let sqlite = activity_sqlite::SqliteStore::open(
+            path.to_str().expect("UTF-8"),
+            StoreName::parse("sqlite").expect("a name"),
+            Retention::default(),
+        )
+        .await
+        .expect("opens");
+        measure(Arc::new(sqlite)).await;
+
+        match activity_postgres::testing::fresh_database().await {
+            None => eprintln!("postgres: SKIPPED (TEST_DATABASE_URL is not set)"),
+            Some(url) => {
+                let postgres = activity_postgres::PostgresStore::connect(
+                    &url,
+                    StoreName::parse("postgres").expect("a name"),
+                    Retention::default(),
+                )
+                .await
+                .expect("connects");
+                measure(Arc::new(postgres)).await;
+            }
+        }
+    });
+}
