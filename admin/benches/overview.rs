@@ -3,11 +3,11 @@
 //! `activity::sample::day_rows`), written the way the writer writes, then
 //! retention applied (visitor rows older than 30 days go, their counts by
 //! kind stay). Then every card of one overview (`overview`, all cards
-//! together) and the visitor table are timed, 20 times each after 2 warm-ups,
+//! together) and the visitor table are timed, 20 times each (BENCH_RUNS) after 2 warm-ups,
 //! and the median and 95th percentile printed. SQLite always; PostgreSQL
 //! when TEST_DATABASE_URL names a server (a fresh database is made on it).
 //!
-//! `cargo bench -p admin --features ssr --bench overview` (BENCH_DAYS, BENCH_VISITORS to scale)
+//! `cargo bench -p admin --features ssr --bench overview` (BENCH_DAYS, BENCH_VISITORS, BENCH_RUNS to scale)
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,10 +17,15 @@ use activity::store::{ActivityStore, Retention};
 use admin::server::{Admin, AdminConfig, overview};
 use chrono::{Days, Utc};
 
-const RUNS: usize = 20;
+/// The allocator the server uses.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn env_or(name: &str, default: u32) -> u32 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 async fn seed(store: &Arc<dyn ActivityStore>, days: u32, visitors: u32) -> u64 {
@@ -33,7 +38,10 @@ async fn seed(store: &Arc<dyn ActivityStore>, days: u32, visitors: u32) -> u64 {
         hits += batch.hits;
         store.record(&batch).await.expect("the seed is written");
     }
-    store.enforce_retention(Utc::now()).await.expect("retention runs");
+    store
+        .enforce_retention(Utc::now())
+        .await
+        .expect("retention runs");
     eprintln!(
         "  seeded {days} days, {hits} hits ({:.1} million) in {:.0} s",
         hits as f64 / 1e6,
@@ -44,7 +52,9 @@ async fn seed(store: &Arc<dyn ActivityStore>, days: u32, visitors: u32) -> u64 {
 
 fn percentiles(mut times: Vec<Duration>) -> (Duration, Duration) {
     times.sort();
-    let at = |share: f64| times[((times.len() as f64 * share).ceil() as usize).clamp(1, times.len()) - 1];
+    let at = |share: f64| {
+        times[((times.len() as f64 * share).ceil() as usize).clamp(1, times.len()) - 1]
+    };
     (at(0.5), at(0.95))
 }
 
@@ -56,8 +66,9 @@ where
     for _ in 0..2 {
         call().await;
     }
-    let mut times = Vec::with_capacity(RUNS);
-    for _ in 0..RUNS {
+    let runs = env_or("BENCH_RUNS", 20) as usize;
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
         let began = Instant::now();
         call().await;
         times.push(began.elapsed());
