@@ -79,6 +79,12 @@ impl ActivityStore for Discard {
     ) -> Result<(), StoreError> {
         Ok(())
     }
+    async fn expired_kinds_since(
+        &self,
+        _since: chrono::NaiveDate,
+    ) -> Result<Vec<(chrono::NaiveDate, activity::report::KindCounts)>, StoreError> {
+        Ok(Vec::new())
+    }
     fn cost(&self) -> Cost {
         Cost::default()
     }

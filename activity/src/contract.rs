@@ -152,6 +152,25 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         "old visitor rows are deleted"
     );
     assert_eq!(visitors.len(), 2);
+    // The expired day's visitor-day is still counted, by kind.
+    let expired = store
+        .expired_kinds_since(old_day - Duration::days(1))
+        .await
+        .unwrap_or_else(|e| panic!("reads expired kinds: {e}"));
+    let own_read = crate::report::KindCounts {
+        own_reads: 1,
+        ..Default::default()
+    };
+    assert_eq!(
+        expired,
+        vec![(old_day, own_read)],
+        "kinds kept for expired days"
+    );
+    let later = store
+        .expired_kinds_since(old_day + Duration::days(1))
+        .await
+        .unwrap_or_else(|e| panic!("reads expired kinds: {e}"));
+    assert!(later.is_empty(), "read from `since` on");
     let hours = store
         .hours_since(since)
         .await

@@ -52,7 +52,8 @@ impl KindCounts {
         self.people + self.scanners + self.own_reads
     }
 
-    fn add(&mut self, kind: VisitorKind) {
+    /// Counts one more visitor-day of `kind`.
+    pub fn add(&mut self, kind: VisitorKind) {
         match kind {
             VisitorKind::People => self.people += 1,
             VisitorKind::ScannersAndCrawlers => self.scanners += 1,

@@ -68,7 +68,7 @@ pub fn day_rows(store: &StoreName, day: NaiveDate, visitors: u32, seed: u64) -> 
                 requests,
             })
             .collect();
-        top_paths.sort_by(|a, b| b.requests.cmp(&a.requests));
+        top_paths.sort_by_key(|p| std::cmp::Reverse(p.requests));
         let sources = match next() % 16 {
             0..=1 => vec![("www.linkedin.com", 1)],
             2 => vec![("github.com", 1)],

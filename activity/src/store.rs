@@ -2,6 +2,7 @@
 //! adapters that need no engine (in-memory for tests, null for "keeps
 //! nothing"). SQLite and PostgreSQL adapters live in their own crates.
 
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -9,6 +10,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::hit::StoreName;
+use crate::report::{KindCounts, visitor_kind};
 use crate::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 
 /// Why a store could not do what was asked. The messages are safe to show:
@@ -71,8 +73,16 @@ pub trait ActivityStore: Send + Sync {
     /// most first.
     async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError>;
 
-    /// Deletes rows older than the retention allows, as of `now`.
+    /// Deletes rows older than the retention allows, as of `now`; a day's
+    /// visitor-days by kind are kept when its visitor rows go.
     async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError>;
+
+    /// Visitor-days by kind of the days from `since` on whose visitor rows
+    /// have expired (what [`enforce_retention`](Self::enforce_retention) kept), oldest first.
+    async fn expired_kinds_since(
+        &self,
+        since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError>;
 
     /// What keeping activity has cost so far.
     fn cost(&self) -> Cost;
@@ -155,6 +165,13 @@ impl ActivityStore for NullStore {
         Ok(())
     }
 
+    async fn expired_kinds_since(
+        &self,
+        _since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
+        Ok(Vec::new())
+    }
+
     fn cost(&self) -> Cost {
         Cost::default()
     }
@@ -166,6 +183,7 @@ pub struct MemoryStore {
     name: StoreName,
     retention: Retention,
     kept: Mutex<Batch>,
+    expired: Mutex<BTreeMap<NaiveDate, KindCounts>>,
     meter: CostMeter,
     failing: Mutex<Option<String>>,
 }
@@ -177,6 +195,7 @@ impl MemoryStore {
             name,
             retention,
             kept: Mutex::new(Batch::default()),
+            expired: Mutex::new(BTreeMap::new()),
             meter: CostMeter::default(),
             failing: Mutex::new(None),
         }
@@ -261,12 +280,37 @@ impl ActivityStore for MemoryStore {
         let mut kept = self.kept();
         let visitor_cutoff =
             now.date_naive() - chrono::Days::new(u64::from(self.retention.visitor_days));
+        let mut expired = self
+            .expired
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for row in kept.visitors.iter().filter(|row| row.day < visitor_cutoff) {
+            expired.entry(row.day).or_default().add(visitor_kind(
+                row.requests,
+                row.bots,
+                row.self_reads,
+            ));
+        }
         kept.visitors.retain(|row| row.day >= visitor_cutoff);
         if let Some(days) = self.retention.hour_days {
             let hour_cutoff = now - Duration::from_secs(u64::from(days) * 86_400);
             kept.hours.retain(|row| row.hour >= hour_cutoff);
         }
         Ok(())
+    }
+
+    async fn expired_kinds_since(
+        &self,
+        since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
+        let expired = self
+            .expired
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(expired
+            .range(since..)
+            .map(|(day, kinds)| (*day, *kinds))
+            .collect())
     }
 
     fn cost(&self) -> Cost {

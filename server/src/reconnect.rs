@@ -9,6 +9,7 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use activity::StoreName;
+use activity::report::KindCounts;
 use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use activity::store::{ActivityStore, NullStore, StoreError};
 use async_trait::async_trait;
@@ -96,6 +97,13 @@ impl ActivityStore for ReconnectingStore {
 
     async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
         self.current().enforce_retention(now).await
+    }
+
+    async fn expired_kinds_since(
+        &self,
+        since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
+        self.current().expired_kinds_since(since).await
     }
 
     fn cost(&self) -> Cost {

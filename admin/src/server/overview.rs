@@ -35,26 +35,38 @@ pub fn midnight_of(day: NaiveDate) -> DateTime<Utc> {
 struct StoreRead {
     hours: Vec<HourRow>,
     visitors: Vec<VisitorDay>,
+    /// Days whose visitor rows have expired: their counts by kind.
+    expired: Vec<(NaiveDate, KindCounts)>,
     error: Option<String>,
 }
 
 async fn read(store: &dyn ActivityStore, since: NaiveDate) -> StoreRead {
-    let (hours, visitors) = futures::join!(
+    let (hours, visitors, expired) = futures::join!(
         store.hours_since(midnight_of(since)),
-        store.visitors_since(since)
+        store.visitors_since(since),
+        store.expired_kinds_since(since)
     );
-    match (hours, visitors) {
-        (Ok(hours), Ok(visitors)) => StoreRead {
+    match (hours, visitors, expired) {
+        (Ok(hours), Ok(visitors), Ok(expired)) => StoreRead {
             hours,
             visitors,
+            expired,
             error: None,
         },
-        (Err(error), _) | (_, Err(error)) => StoreRead {
+        (Err(error), _, _) | (_, Err(error), _) | (_, _, Err(error)) => StoreRead {
             hours: Vec::new(),
             visitors: Vec::new(),
+            expired: Vec::new(),
             error: Some(error.to_string()),
         },
     }
+}
+
+/// Adds `more` to `sum`.
+fn add(sum: &mut KindCounts, more: &KindCounts) {
+    sum.people += more.people;
+    sum.scanners += more.scanners;
+    sum.own_reads += more.own_reads;
 }
 
 /// The overview of the `range` days ending `now`'s day, over every store.
@@ -70,7 +82,17 @@ pub async fn overview(admin: &Admin, range: u16, now: DateTime<Utc>) -> Overview
     let merged = report::merge_visitors(reads.iter().flat_map(|r| r.visitors.iter()));
     let (current, previous): (Vec<MergedVisitor>, Vec<MergedVisitor>) =
         merged.into_iter().partition(|v| v.day >= first);
-    let by_day = report::daily_kinds(&current);
+    // Days still with visitor rows, merged across stores; days whose rows
+    // have expired, from what each store kept (summed: the tokens are gone).
+    let mut by_day = report::daily_kinds(&current);
+    let mut previous_expired = KindCounts::default();
+    for (day, kinds) in reads.iter().flat_map(|r| r.expired.iter()) {
+        if *day >= first {
+            add(by_day.entry(*day).or_default(), kinds);
+        } else {
+            add(&mut previous_expired, kinds);
+        }
+    }
     let all_hours = || reads.iter().flat_map(|r| r.hours.iter());
     let in_range = |hour: &&HourRow| hour.hour >= midnight_of(first);
 
@@ -84,11 +106,18 @@ pub async fn overview(admin: &Admin, range: u16, now: DateTime<Utc>) -> Overview
             })
             .collect(),
         totals: Totals {
-            visitors: kinds_of(&current),
+            visitors: by_day.values().fold(KindCounts::default(), |mut sum, day| {
+                add(&mut sum, day);
+                sum
+            }),
             requests: all_hours().filter(in_range).map(|h| h.requests).sum(),
         },
         previous: Totals {
-            visitors: kinds_of(&previous),
+            visitors: {
+                let mut sum = kinds_of(&previous);
+                add(&mut sum, &previous_expired);
+                sum
+            },
             requests: all_hours()
                 .filter(|h| !in_range(h))
                 .map(|h| h.requests)
@@ -219,5 +248,89 @@ fn visitor_row(row: VisitorDay) -> VisitorRow {
         self_reads: row.self_reads,
         top_paths: paths.into_iter().take(5).map(|p| p.path).collect(),
         sources: row.sources.iter().map(|s| s.source.to_string()).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use activity::StoreName;
+    use activity::rows::Batch;
+    use activity::store::{MemoryStore, Retention};
+    use chrono::{Duration, TimeZone as _};
+
+    use super::*;
+    use crate::server::AdminConfig;
+
+    fn memory(name: &str) -> Arc<MemoryStore> {
+        Arc::new(MemoryStore::new(
+            StoreName::parse(name).expect("a name"),
+            Retention::default(),
+        ))
+    }
+
+    fn admin(stores: Vec<Arc<dyn ActivityStore>>) -> Admin {
+        Admin::new(AdminConfig {
+            stores,
+            ..AdminConfig::default()
+        })
+        .expect("no password")
+    }
+
+    /// One day of made-up rows for `store`, a given number of visitor-days.
+    fn day(store: &MemoryStore, day: NaiveDate, visitors: u32) -> Batch {
+        activity::sample::day_rows(store.name(), day, visitors, 3)
+    }
+
+    #[tokio::test]
+    async fn days_past_the_visitor_retention_still_count_by_kind() {
+        let now = Utc
+            .with_ymd_and_hms(2026, 11, 29, 12, 0, 0)
+            .single()
+            .expect("a time");
+        let store = memory("sqlite");
+        let old = now.date_naive() - Days::new(40);
+        let batch = day(&store, old, 50);
+        let expected = report::daily_kinds(&report::merge_visitors(&batch.visitors))[&old];
+        store.record(&batch).await.expect("kept");
+        store.enforce_retention(now).await.expect("expires");
+        assert!(store.visitors_since(old).await.expect("reads").is_empty());
+
+        let admin = admin(vec![store]);
+        let long = overview(&admin, 90, now).await;
+        let shown = long.days.iter().find(|d| d.day == old).expect("in range");
+        assert_eq!(shown.kinds, expected);
+        assert_eq!(long.totals.visitors, expected);
+        // In the 30-day view it is the previous period.
+        let short = overview(&admin, 30, now).await;
+        assert_eq!(short.previous.visitors, expected);
+        assert_eq!(short.totals.visitors.total(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_visitor_on_two_stores_counts_once_merged_and_on_each_line() {
+        let now = Utc
+            .with_ymd_and_hms(2026, 11, 29, 12, 0, 0)
+            .single()
+            .expect("a time");
+        let (one, two) = (memory("one"), memory("two"));
+        let today = now.date_naive();
+        // The same made-up visitors (same key, same addresses) on both stores.
+        one.record(&day(&one, today, 20)).await.expect("kept");
+        two.record(&day(&two, today, 20)).await.expect("kept");
+        let admin = admin(vec![one, two]);
+        let view = overview(&admin, 7, now + Duration::minutes(1)).await;
+        let today_kinds = view.days.last().expect("today").kinds;
+        assert_eq!(today_kinds.total(), 20, "each visitor once");
+        let lines: Vec<u64> = view
+            .store_lines
+            .iter()
+            .map(|l| *l.requests.last().expect("today"))
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert!(
+            lines[0] > 0 && lines[0] == lines[1],
+            "each store's own requests: {lines:?}"
+        );
+        assert_eq!(view.totals.requests, lines[0] + lines[1]);
     }
 }

@@ -15,6 +15,7 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use activity::StoreName;
+use activity::report::KindCounts;
 use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use activity::store::{ActivityStore, CostMeter, Retention, StoreError};
 use async_trait::async_trait;
@@ -126,6 +127,15 @@ impl ActivityStore for PostgresStore {
     async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
         let started = Instant::now();
         let result = write::enforce_retention(&self.pool, &self.name, self.retention, now).await;
+        self.metered(started, result)
+    }
+
+    async fn expired_kinds_since(
+        &self,
+        since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
+        let started = Instant::now();
+        let result = read::expired_kinds_since(&self.pool, &self.name, since).await;
         self.metered(started, result)
     }
 

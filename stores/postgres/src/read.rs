@@ -4,6 +4,7 @@
 use activity::StoreName;
 use activity::VisitorToken;
 use activity::address::Network;
+use activity::report::KindCounts;
 use activity::rows::{HourRow, PathCount, SourceCount, VisitorDay, attach_parts};
 use activity::source::Source;
 use activity::store::StoreError;
@@ -146,6 +147,32 @@ async fn parts(
         .map(|row| {
             let (day, visitor) = key(row)?;
             Ok((day, visitor, get(row, name)?, count(get(row, counted)?)))
+        })
+        .collect()
+}
+
+pub(crate) async fn expired_kinds_since(
+    pool: &PgPool,
+    store: &StoreName,
+    since: NaiveDate,
+) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT day, people, scanners, own_reads FROM day_kinds \
+         WHERE store = $1 AND day >= $2 ORDER BY day",
+    )
+    .bind(store.as_str())
+    .bind(since)
+    .fetch_all(pool)
+    .await
+    .map_err(failed)?;
+    rows.iter()
+        .map(|row| {
+            let kinds = KindCounts {
+                people: count(get(row, "people")?),
+                scanners: count(get(row, "scanners")?),
+                own_reads: count(get(row, "own_reads")?),
+            };
+            Ok((get::<NaiveDate>(row, "day")?, kinds))
         })
         .collect()
 }
