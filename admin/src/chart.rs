@@ -4,6 +4,7 @@
 //! browser (after a toggle or a range change).
 
 use chrono::NaiveDate;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use crate::model::{DayKinds, StoreLine};
@@ -35,45 +36,72 @@ fn axis_top(max: u64) -> f64 {
 /// Where a kind's bar starts and ends on a day.
 type Span = fn(&DayKinds) -> (u64, u64);
 
-/// Visitors per day as stacked bars: people at the bottom, then scanners and
-/// crawlers, then the site's own reads.
-pub fn stacked_kinds(days: &[DayKinds]) -> Result<String, String> {
-    let dates: Vec<NaiveDate> = days.iter().map(|d| d.day).collect();
-    let top = axis_top(days.iter().map(|d| d.kinds.total()).max().unwrap_or(0));
+/// The plotting area both charts draw in: days along x, counts up y.
+type Plot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Draws one chart: the frame (title, axes and their labels), then what
+/// `series` adds, then the legend; returns the SVG text.
+fn draw(
+    title: &str,
+    y_desc: &str,
+    dates: &[NaiveDate],
+    top: f64,
+    series: impl FnOnce(&mut Plot<'_, '_>) -> Result<(), String>,
+) -> Result<String, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let mut chart = ChartBuilder::on(&root)
-            .caption("Visitors per day", (FONT, 20))
+            .caption(title, (FONT, 20))
             .margin(12)
             .x_label_area_size(34)
-            .y_label_area_size(56)
-            .build_cartesian_2d(0f64..days.len().max(1) as f64, 0f64..top)
+            .y_label_area_size(64)
+            .build_cartesian_2d(0f64..dates.len().max(1) as f64, 0f64..top)
             .map_err(|e| e.to_string())?;
         chart
             .configure_mesh()
             .disable_x_mesh()
             .light_line_style(WHITE)
             .x_desc("Day (UTC)")
-            .y_desc("Visitor-days")
+            .y_desc(y_desc)
             .x_labels(8)
-            .x_label_formatter(&|x| day_label(&dates, *x))
+            .x_label_formatter(&|x| day_label(dates, *x))
             .y_label_formatter(&|y| format!("{y:.0}"))
             .label_style((FONT, 13))
             .draw()
             .map_err(|e| e.to_string())?;
-        let layers: [(&str, Colour, Span); 3] = [
-            ("people", palette::PEOPLE, |d| (0, d.kinds.people)),
-            ("scanners and crawlers", palette::SCANNERS, |d| {
-                (d.kinds.people, d.kinds.people + d.kinds.scanners)
-            }),
-            ("the site's own reads", palette::OWN_READS, |d| {
-                let below = d.kinds.people + d.kinds.scanners;
-                (below, below + d.kinds.own_reads)
-            }),
-        ];
-        let gap = if days.len() > 120 { 0.0 } else { 0.15 };
+        series(&mut chart)?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.4))
+            .label_font((FONT, 13))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+/// Visitors per day as stacked bars: people at the bottom, then scanners and
+/// crawlers, then the site's own reads.
+pub fn stacked_kinds(days: &[DayKinds]) -> Result<String, String> {
+    let dates: Vec<NaiveDate> = days.iter().map(|d| d.day).collect();
+    let top = axis_top(days.iter().map(|d| d.kinds.total()).max().unwrap_or(0));
+    let layers: [(&str, Colour, Span); 3] = [
+        ("people", palette::PEOPLE, |d| (0, d.kinds.people)),
+        ("scanners and crawlers", palette::SCANNERS, |d| {
+            (d.kinds.people, d.kinds.people + d.kinds.scanners)
+        }),
+        ("the site's own reads", palette::OWN_READS, |d| {
+            let below = d.kinds.people + d.kinds.scanners;
+            (below, below + d.kinds.own_reads)
+        }),
+    ];
+    let gap = if days.len() > 120 { 0.0 } else { 0.15 };
+    draw("Visitors per day", "Visitor-days", &dates, top, |chart| {
         for (label, colour, span) in layers {
             let fill = rgb(colour).filled();
             chart
@@ -91,17 +119,8 @@ pub fn stacked_kinds(days: &[DayKinds]) -> Result<String, String> {
                 .label(label)
                 .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 12, y + 6)], fill));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .label_font((FONT, 13))
-            .draw()
-            .map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 /// Requests per day, one line per store, each with its own colour and marker.
@@ -113,69 +132,43 @@ pub fn store_lines(dates: &[NaiveDate], lines: &[StoreLine]) -> Result<String, S
             .max()
             .unwrap_or(0),
     );
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption("Requests per day by store", (FONT, 20))
-            .margin(12)
-            .x_label_area_size(34)
-            .y_label_area_size(64)
-            .build_cartesian_2d(0f64..dates.len().max(1) as f64, 0f64..top)
-            .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .light_line_style(WHITE)
-            .x_desc("Day (UTC)")
-            .y_desc("Requests")
-            .x_labels(8)
-            .x_label_formatter(&|x| day_label(dates, *x))
-            .y_label_formatter(&|y| format!("{y:.0}"))
-            .label_style((FONT, 13))
-            .draw()
-            .map_err(|e| e.to_string())?;
-        for (index, line) in lines.iter().enumerate() {
-            let style = rgb(palette::store_colour(index)).stroke_width(2);
-            let points: Vec<(f64, f64)> = line
-                .requests
-                .iter()
-                .enumerate()
-                .map(|(i, requests)| (i as f64 + 0.5, *requests as f64))
-                .collect();
-            let marker = index / palette::STORES.len() % 2;
-            chart
-                .draw_series(LineSeries::new(points.clone(), style))
-                .map_err(|e| e.to_string())?
-                .label(line.store.clone())
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], style));
-            // Markers as well as colours: a fifth store reuses a colour with another shape.
-            if marker == 0 {
+    draw(
+        "Requests per day by store",
+        "Requests",
+        dates,
+        top,
+        |chart| {
+            for (index, line) in lines.iter().enumerate() {
+                let style = rgb(palette::store_colour(index)).stroke_width(2);
+                let points: Vec<(f64, f64)> = line
+                    .requests
+                    .iter()
+                    .enumerate()
+                    .map(|(i, requests)| (i as f64 + 0.5, *requests as f64))
+                    .collect();
                 chart
-                    .draw_series(points.iter().map(|p| Circle::new(*p, 3, style.filled())))
-                    .map_err(|e| e.to_string())?;
-            } else {
-                chart
-                    .draw_series(
-                        points
-                            .iter()
-                            .map(|p| TriangleMarker::new(*p, 4, style.filled())),
-                    )
-                    .map_err(|e| e.to_string())?;
+                    .draw_series(LineSeries::new(points.clone(), style))
+                    .map_err(|e| e.to_string())?
+                    .label(line.store.clone())
+                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], style));
+                // Markers as well as colours: a fifth store reuses a colour with another shape.
+                if index / palette::STORES.len() % 2 == 0 {
+                    chart
+                        .draw_series(points.iter().map(|p| Circle::new(*p, 3, style.filled())))
+                        .map_err(|e| e.to_string())?;
+                } else {
+                    chart
+                        .draw_series(
+                            points
+                                .iter()
+                                .map(|p| TriangleMarker::new(*p, 4, style.filled())),
+                        )
+                        .map_err(|e| e.to_string())?;
+                }
             }
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .label_font((FONT, 13))
-            .draw()
-            .map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())?;
-    }
-    Ok(svg)
+            Ok(())
+        },
+    )
 }
 
 #[cfg(test)]
