@@ -152,7 +152,7 @@ pub fn store_lines(dates: &[NaiveDate], lines: &[StoreLine]) -> Result<String, S
                     .label(line.store.clone())
                     .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], style));
                 // Markers as well as colours: a fifth store reuses a colour with another shape.
-                if index / palette::STORES.len() % 2 == 0 {
+                if (index / palette::STORES.len()).is_multiple_of(2) {
                     chart
                         .draw_series(points.iter().map(|p| Circle::new(*p, 3, style.filled())))
                         .map_err(|e| e.to_string())?;
