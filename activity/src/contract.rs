@@ -139,6 +139,29 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         "visitor rows add up"
     );
 
+    // The visitor table's page: the newest day first, whole rows, the total.
+    let (page, total) = store
+        .latest_visitors(old_day, 1)
+        .await
+        .unwrap_or_else(|e| panic!("reads the newest visitors: {e}"));
+    assert_eq!(
+        total,
+        expected.visitors.len() as u64,
+        "all visitor-days are counted"
+    );
+    assert_eq!(page.len(), 1, "at most the limit");
+    let newest = expected
+        .visitors
+        .iter()
+        .filter(|row| row.day == today)
+        .min_by(|a, b| a.visitor.cmp(&b.visitor))
+        .cloned();
+    assert_eq!(
+        page.first().cloned(),
+        newest,
+        "the newest day's first token, whole"
+    );
+
     store
         .enforce_retention(now)
         .await

@@ -73,6 +73,21 @@ pub trait ActivityStore: Send + Sync {
     /// most first.
     async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError>;
 
+    /// The newest visitor-days from `since` on (newest day first, then by
+    /// token), at most `limit`, and how many there are in all: the visitor
+    /// table's page. By default read through [`visitors_since`](Self::visitors_since).
+    async fn latest_visitors(
+        &self,
+        since: NaiveDate,
+        limit: usize,
+    ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
+        let mut rows = self.visitors_since(since).await?;
+        let total = rows.len() as u64;
+        rows.sort_by(|a, b| b.day.cmp(&a.day).then_with(|| a.visitor.cmp(&b.visitor)));
+        rows.truncate(limit);
+        Ok((rows, total))
+    }
+
     /// Deletes rows older than the retention allows, as of `now`; a day's
     /// visitor-days by kind are kept when its visitor rows go.
     async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError>;

@@ -7,7 +7,7 @@
 //! and the median and 95th percentile printed. SQLite always; PostgreSQL
 //! when TEST_DATABASE_URL names a server (a fresh database is made on it).
 //!
-//! `cargo bench -p admin --features ssr --bench overview` (BENCH_DAYS, BENCH_VISITORS, BENCH_RUNS to scale)
+//! `cargo bench -p admin --features ssr --bench overview` (BENCH_DAYS, BENCH_VISITORS, BENCH_RUNS, BENCH_RANGES to scale)
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -87,7 +87,13 @@ async fn measure(store: Arc<dyn ActivityStore>) {
         ..AdminConfig::default()
     })
     .expect("no password to hash");
-    for range in [7u16, 30, 90, 365] {
+    // BENCH_RANGES=7,30 (default all four; empty: the visitor table only).
+    let ranges: Vec<u16> = std::env::var("BENCH_RANGES")
+        .unwrap_or_else(|_| "7,30,90,365".to_owned())
+        .split(',')
+        .filter_map(|range| range.trim().parse().ok())
+        .collect();
+    for range in ranges {
         time(&format!("all cards, {range} days"), || async {
             let overview = overview::overview(&admin, range, Utc::now()).await;
             assert_eq!(overview.days.len(), usize::from(range));

@@ -95,6 +95,14 @@ impl ActivityStore for ReconnectingStore {
         self.current().visitors_since(since).await
     }
 
+    async fn latest_visitors(
+        &self,
+        since: NaiveDate,
+        limit: usize,
+    ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
+        self.current().latest_visitors(since, limit).await
+    }
+
     async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
         self.current().enforce_retention(now).await
     }

@@ -211,20 +211,25 @@ async fn statuses(stores: &[Arc<dyn ActivityStore>], reads: &[StoreRead]) -> Vec
     statuses
 }
 
-/// The visitor-days of the range, newest first, at most [`VISITOR_ROWS`];
-/// and how many there are in all.
+/// The visitor-days of the range, newest day first, at most
+/// [`VISITOR_ROWS`] (from each store, then the newest of them); and how
+/// many there are in all.
 pub async fn visitors(admin: &Admin, range: u16, now: DateTime<Utc>) -> (Vec<VisitorRow>, usize) {
     let first = first_day(now.date_naive(), range);
     let reads = futures::future::join_all(
         admin
             .stores()
             .iter()
-            .map(|s| async move { s.visitors_since(first).await }),
+            .map(|s| async move { s.latest_visitors(first, VISITOR_ROWS).await }),
     )
     .await;
-    let mut rows: Vec<VisitorDay> = reads.into_iter().flatten().flatten().collect();
+    let mut total = 0;
+    let mut rows: Vec<VisitorDay> = Vec::new();
+    for (page, all) in reads.into_iter().flatten() {
+        rows.extend(page);
+        total += usize::try_from(all).unwrap_or(usize::MAX);
+    }
     rows.sort_by(|a, b| b.day.cmp(&a.day).then(b.last_seen.cmp(&a.last_seen)));
-    let total = rows.len();
     let shown = rows
         .into_iter()
         .take(VISITOR_ROWS)

@@ -124,6 +124,16 @@ impl ActivityStore for PostgresStore {
         self.metered(started, result)
     }
 
+    async fn latest_visitors(
+        &self,
+        since: NaiveDate,
+        limit: usize,
+    ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
+        let started = Instant::now();
+        let result = read::latest_visitors(&self.pool, &self.name, since, limit).await;
+        self.metered(started, result)
+    }
+
     async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
         let started = Instant::now();
         let result = write::enforce_retention(&self.pool, &self.name, self.retention, now).await;

@@ -81,16 +81,58 @@ pub(crate) async fn visitors_since(
     store: &StoreName,
     since: NaiveDate,
 ) -> Result<Vec<VisitorDay>, StoreError> {
+    visitors(pool, store, since, None).await
+}
+
+/// The newest visitor-days from `since` on (newest day first, then by
+/// token), at most `limit`, and how many there are in all.
+pub(crate) async fn latest_visitors(
+    pool: &SqlitePool,
+    store: &StoreName,
+    since: NaiveDate,
+    limit: usize,
+) -> Result<(Vec<VisitorDay>, u64), StoreError> {
+    let total: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM visitor_days WHERE store = ?1 AND day >= ?2")
+            .bind(store.as_str())
+            .bind(since.to_string())
+            .fetch_one(pool)
+            .await
+            .map_err(failed)?;
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let rows = visitors(pool, store, since, Some(limit)).await?;
+    Ok((rows, count(total)))
+}
+
+/// Which rows [`visitors`] reads: all from a day on, or the newest few.
+fn chosen(limit: Option<i64>) -> (&'static str, &'static str) {
+    match limit {
+        None => ("ORDER BY day, visitor", ""),
+        Some(_) => (
+            "ORDER BY day DESC, visitor LIMIT ?3",
+            " AND (day, visitor) IN (SELECT day, visitor FROM visitor_days \
+             WHERE store = ?1 AND day >= ?2 ORDER BY day DESC, visitor LIMIT ?3)",
+        ),
+    }
+}
+
+async fn visitors(
+    pool: &SqlitePool,
+    store: &StoreName,
+    since: NaiveDate,
+    limit: Option<i64>,
+) -> Result<Vec<VisitorDay>, StoreError> {
     let since = since.to_string();
-    let rows = sqlx::query(
+    let (order, _) = chosen(limit);
+    let query = format!(
         "SELECT day, visitor, network, first_seen, last_seen, requests, bots, self_reads \
-         FROM visitor_days WHERE store = ?1 AND day >= ?2 ORDER BY day, visitor",
-    )
-    .bind(store.as_str())
-    .bind(&since)
-    .fetch_all(pool)
-    .await
-    .map_err(failed)?;
+         FROM visitor_days WHERE store = ?1 AND day >= ?2 {order}"
+    );
+    let mut query = sqlx::query(&query).bind(store.as_str()).bind(&since);
+    if let Some(limit) = limit {
+        query = query.bind(limit);
+    }
+    let rows = query.fetch_all(pool).await.map_err(failed)?;
     let mut visitors = Vec::with_capacity(rows.len());
     for row in &rows {
         let day_text: String = get(row, "day")?;
@@ -111,11 +153,19 @@ pub(crate) async fn visitors_since(
         });
     }
 
-    let paths = parts(pool, store, &since, "visitor_paths", "path", "requests")
-        .await?
-        .into_iter()
-        .map(|(day, visitor, path, requests)| (day, visitor, PathCount { path, requests }))
-        .collect();
+    let paths = parts(
+        pool,
+        store,
+        &since,
+        "visitor_paths",
+        "path",
+        "requests",
+        limit,
+    )
+    .await?
+    .into_iter()
+    .map(|(day, visitor, path, requests)| (day, visitor, PathCount { path, requests }))
+    .collect();
     let sources = parts(
         pool,
         store,
@@ -123,6 +173,7 @@ pub(crate) async fn visitors_since(
         "visitor_sources",
         "source",
         "page_loads",
+        limit,
     )
     .await?
     .into_iter()
@@ -145,15 +196,17 @@ async fn parts(
     table: &str,
     name: &str,
     counted: &str,
+    limit: Option<i64>,
 ) -> Result<Vec<(NaiveDate, VisitorToken, String, u64)>, StoreError> {
-    let rows = sqlx::query(&format!(
-        "SELECT day, visitor, {name}, {counted} FROM {table} WHERE store = ?1 AND day >= ?2"
-    ))
-    .bind(store.as_str())
-    .bind(since)
-    .fetch_all(pool)
-    .await
-    .map_err(failed)?;
+    let (_, only) = chosen(limit);
+    let query = format!(
+        "SELECT day, visitor, {name}, {counted} FROM {table} WHERE store = ?1 AND day >= ?2{only}"
+    );
+    let mut query = sqlx::query(&query).bind(store.as_str()).bind(since);
+    if let Some(limit) = limit {
+        query = query.bind(limit);
+    }
+    let rows = query.fetch_all(pool).await.map_err(failed)?;
     rows.iter()
         .map(|row| {
             let (day, visitor) = key(row)?;
