@@ -154,12 +154,12 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         .visitors
         .iter()
         .filter(|row| row.day == today)
-        .min_by(|a, b| a.visitor.cmp(&b.visitor))
+        .max_by(|a, b| a.visitor.cmp(&b.visitor))
         .cloned();
     assert_eq!(
         page.first().cloned(),
         newest,
-        "the newest day's first token, whole"
+        "the newest day's last token, whole"
     );
 
     store

@@ -74,7 +74,7 @@ pub trait ActivityStore: Send + Sync {
     async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError>;
 
     /// The newest visitor-days from `since` on (newest day first, then by
-    /// token), at most `limit`, and how many there are in all: the visitor
+    /// token, both descending: the key's order read backwards), at most `limit`, and how many there are in all: the visitor
     /// table's page. By default read through [`visitors_since`](Self::visitors_since).
     async fn latest_visitors(
         &self,
@@ -83,7 +83,7 @@ pub trait ActivityStore: Send + Sync {
     ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
         let mut rows = self.visitors_since(since).await?;
         let total = rows.len() as u64;
-        rows.sort_by(|a, b| b.day.cmp(&a.day).then_with(|| a.visitor.cmp(&b.visitor)));
+        rows.sort_by(|a, b| (&b.day, &b.visitor).cmp(&(&a.day, &a.visitor)));
         rows.truncate(limit);
         Ok((rows, total))
     }

@@ -75,7 +75,8 @@ pub(crate) async fn visitors_since(
 }
 
 /// The newest visitor-days from `since` on (newest day first, then by
-/// token), at most `limit`, and how many there are in all.
+/// token, both descending: the primary key read backwards, no sort), at
+/// most `limit`, and how many there are in all.
 pub(crate) async fn latest_visitors(
     pool: &PgPool,
     store: &StoreName,
@@ -99,9 +100,9 @@ fn chosen(limit: Option<i64>) -> (&'static str, &'static str) {
     match limit {
         None => ("ORDER BY day, visitor", ""),
         Some(_) => (
-            "ORDER BY day DESC, visitor LIMIT $3",
+            "ORDER BY day DESC, visitor DESC LIMIT $3",
             " AND (day, visitor) IN (SELECT day, visitor FROM visitor_days \
-             WHERE store = $1 AND day >= $2 ORDER BY day DESC, visitor LIMIT $3)",
+             WHERE store = $1 AND day >= $2 ORDER BY day DESC, visitor DESC LIMIT $3)",
         ),
     }
 }
