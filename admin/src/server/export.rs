@@ -39,26 +39,21 @@ pub enum ExportError {
     Json(#[from] serde_json::Error),
 }
 
-/// Writes hourly rows.
-pub fn write_hours(
-    rows: &[HourRow],
+/// Writes `rows` as JSON, or as CSV with `header` and one `record` per row.
+fn write_rows<T: serde::Serialize>(
+    rows: &[T],
     format: ExportFormat,
+    header: &[&str],
+    record: impl Fn(&T) -> Result<Vec<String>, ExportError>,
     mut out: impl Write,
 ) -> Result<(), ExportError> {
     match format {
         ExportFormat::Json => serde_json::to_writer_pretty(&mut out, rows)?,
         ExportFormat::Csv => {
             let mut csv = csv::Writer::from_writer(&mut out);
-            csv.write_record(["store", "hour", "path", "requests", "bots", "self_reads"])?;
+            csv.write_record(header)?;
             for row in rows {
-                csv.write_record([
-                    row.store.to_string(),
-                    row.hour.to_rfc3339(),
-                    row.path.clone(),
-                    row.requests.to_string(),
-                    row.bots.to_string(),
-                    row.self_reads.to_string(),
-                ])?;
+                csv.write_record(record(row)?)?;
             }
             csv.flush()?;
         }
@@ -67,47 +62,59 @@ pub fn write_hours(
     Ok(())
 }
 
-/// Writes visitor-day rows.
+/// Writes hourly rows.
+pub fn write_hours(
+    rows: &[HourRow],
+    format: ExportFormat,
+    out: impl Write,
+) -> Result<(), ExportError> {
+    let header = ["store", "hour", "path", "requests", "bots", "self_reads"];
+    let record = |row: &HourRow| {
+        Ok(vec![
+            row.store.to_string(),
+            row.hour.to_rfc3339(),
+            row.path.clone(),
+            row.requests.to_string(),
+            row.bots.to_string(),
+            row.self_reads.to_string(),
+        ])
+    };
+    write_rows(rows, format, &header, record, out)
+}
+
+/// Writes visitor-day rows (paths and sources as JSON in their CSV cells).
 pub fn write_visitors(
     rows: &[VisitorDay],
     format: ExportFormat,
-    mut out: impl Write,
+    out: impl Write,
 ) -> Result<(), ExportError> {
-    match format {
-        ExportFormat::Json => serde_json::to_writer_pretty(&mut out, rows)?,
-        ExportFormat::Csv => {
-            let mut csv = csv::Writer::from_writer(&mut out);
-            csv.write_record([
-                "store",
-                "day",
-                "visitor",
-                "network",
-                "first_seen",
-                "last_seen",
-                "requests",
-                "bots",
-                "self_reads",
-                "top_paths",
-                "sources",
-            ])?;
-            for row in rows {
-                csv.write_record([
-                    row.store.to_string(),
-                    row.day.to_string(),
-                    row.visitor.to_string(),
-                    row.network.to_string(),
-                    row.first_seen.to_rfc3339(),
-                    row.last_seen.to_rfc3339(),
-                    row.requests.to_string(),
-                    row.bots.to_string(),
-                    row.self_reads.to_string(),
-                    serde_json::to_string(&row.top_paths)?,
-                    serde_json::to_string(&row.sources)?,
-                ])?;
-            }
-            csv.flush()?;
-        }
-    }
-    writeln!(out)?;
-    Ok(())
+    let header = [
+        "store",
+        "day",
+        "visitor",
+        "network",
+        "first_seen",
+        "last_seen",
+        "requests",
+        "bots",
+        "self_reads",
+        "top_paths",
+        "sources",
+    ];
+    let record = |row: &VisitorDay| {
+        Ok(vec![
+            row.store.to_string(),
+            row.day.to_string(),
+            row.visitor.to_string(),
+            row.network.to_string(),
+            row.first_seen.to_rfc3339(),
+            row.last_seen.to_rfc3339(),
+            row.requests.to_string(),
+            row.bots.to_string(),
+            row.self_reads.to_string(),
+            serde_json::to_string(&row.top_paths)?,
+            serde_json::to_string(&row.sources)?,
+        ])
+    };
+    write_rows(rows, format, &header, record, out)
 }

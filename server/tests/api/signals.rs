@@ -42,23 +42,33 @@ fn sigterm_and_wait(child: &mut std::process::Child) {
     assert!(status.success(), "exit status after SIGTERM: {status}");
 }
 
-#[tokio::test]
-async fn sigterm_stops_the_binary_cleanly() {
-    let data = tempfile::tempdir().expect("a temporary folder");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_whocomes"))
-        .env("WHOCOMES_DATA_DIR", data.path())
+/// Starts the real binary on a free port with a data folder in `data` and
+/// `settings` as `WHOCOMES_*` variables; returns it and the URL it serves on.
+fn start_binary(
+    data: &std::path::Path,
+    settings: &[(&str, &str)],
+) -> (std::process::Child, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_whocomes"));
+    command
+        .env("WHOCOMES_DATA_DIR", data)
         .env("WHOCOMES_ADDR", "127.0.0.1:0")
         .env(
             "WHOCOMES_SITE_ROOT",
             concat!(env!("CARGO_MANIFEST_DIR"), "/../public"),
         )
         .env("WHOCOMES_LOG", "info")
+        .envs(settings.iter().copied())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    let stderr = child.stderr.take().expect("stderr is piped");
-    let url = wait_for_serving_line(stderr);
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().expect("the binary starts");
+    let url = wait_for_serving_line(child.stderr.take().expect("stderr is piped"));
+    (child, url)
+}
+
+#[tokio::test]
+async fn sigterm_stops_the_binary_cleanly() {
+    let data = tempfile::tempdir().expect("a temporary folder");
+    let (mut child, url) = start_binary(data.path(), &[]);
     assert!(url.starts_with("http://127.0.0.1:"), "served on {url}");
     assert!(!url.ends_with(":0"), "the real port is reported: {url}");
 
@@ -95,22 +105,15 @@ fn a_bad_log_filter_is_refused_with_a_clear_message() {
 #[tokio::test]
 async fn sigterm_under_load_loses_no_queued_hit() {
     let data = tempfile::tempdir().expect("a temporary folder");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_whocomes"))
-        .env("WHOCOMES_DATA_DIR", data.path())
-        .env("WHOCOMES_ADDR", "127.0.0.1:0")
-        .env(
-            "WHOCOMES_SITE_ROOT",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/../public"),
-        )
-        .env("WHOCOMES_OWN_ADDRESS", "none")
-        // Nothing is written before the signal: every hit is still queued.
-        .env("WHOCOMES_FLUSH_MS", "600000")
-        .env("WHOCOMES_FLUSH_HITS", "100000")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    let url = wait_for_serving_line(child.stderr.take().expect("stderr is piped"));
+    let (mut child, url) = start_binary(
+        data.path(),
+        &[
+            ("WHOCOMES_OWN_ADDRESS", "none"),
+            // Nothing is written before the signal: every hit is still queued.
+            ("WHOCOMES_FLUSH_MS", "600000"),
+            ("WHOCOMES_FLUSH_HITS", "100000"),
+        ],
+    );
     let client = reqwest::Client::new();
     let requests = (0..400).map(|i| {
         let client = client.clone();
