@@ -209,6 +209,98 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         "operations are counted: {}",
         cost.operations
     );
+
+    summaries_contract(store, today, old_day).await;
+}
+
+/// The store's own day summaries and day totals equal what its rows say
+/// (read and summed by the reference), over days with people, bots, own
+/// reads, several sources and an expired day.
+async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day: NaiveDate) {
+    for back in [1, 2] {
+        let day = today - Duration::days(back);
+        let rows = crate::sample::day_rows(store.name(), day, 300, 11);
+        store
+            .record(&rows)
+            .await
+            .unwrap_or_else(|e| panic!("records sample days: {e}"));
+    }
+    let mut steps = crate::report::default_funnel();
+    // A path in two steps counts in both.
+    steps.push(crate::report::FunnelStep {
+        name: "home again".to_owned(),
+        paths: vec!["/".to_owned(), "/nowhere".to_owned()],
+    });
+    for (first, last) in [
+        (old_day, today),
+        (today - Duration::days(1), today - Duration::days(1)),
+    ] {
+        let reference = crate::summary::read_and_summarize(store, first, last, &steps)
+            .await
+            .unwrap_or_else(|e| panic!("reads rows: {e}"));
+        let summaries = store
+            .day_summaries(first, last, &steps)
+            .await
+            .unwrap_or_else(|e| panic!("summarizes days: {e}"));
+        let days =
+            |list: &[crate::summary::DaySummary]| list.iter().map(|s| s.day).collect::<Vec<_>>();
+        assert_eq!(
+            days(&summaries),
+            days(&reference),
+            "the days from {first} to {last}"
+        );
+        for (summary, expected) in summaries.iter().zip(&reference) {
+            let day = summary.day;
+            assert_eq!(summary.kinds, expected.kinds, "kinds on {day}");
+            assert_eq!(summary.sources, expected.sources, "sources on {day}");
+            assert_eq!(summary.steps, expected.steps, "funnel steps on {day}");
+            assert_eq!(summary.paths.len(), expected.paths.len(), "paths on {day}");
+            for (path, expected) in summary.paths.iter().zip(&expected.paths) {
+                assert_eq!(path, expected, "a path's requests on {day}");
+            }
+        }
+        assert!(
+            summaries.iter().all(|s| first <= s.day && s.day <= last),
+            "only the days asked for"
+        );
+    }
+    let summaries = store
+        .day_summaries(old_day, today, &steps)
+        .await
+        .unwrap_or_else(|e| panic!("summarizes days: {e}"));
+    let old = summaries.first().map(|s| (s.day, s.kinds.own_reads));
+    assert_eq!(old, Some((old_day, 1)), "an expired day keeps its kinds");
+    let yesterday = &summaries[summaries.len() - 2];
+    assert!(
+        yesterday.kinds.people > 0 && yesterday.kinds.scanners > 0 && yesterday.kinds.own_reads > 0,
+        "the sample has every kind: {:?}",
+        yesterday.kinds
+    );
+    assert!(yesterday.steps[0] > 0 && yesterday.steps[0] == yesterday.steps[4]);
+    let today_summary = summaries
+        .last()
+        .map(|s| (s.day, s.sources.tags.get("resume")));
+    assert_eq!(
+        today_summary,
+        Some((today, Some(&1))),
+        "the tag is broken out"
+    );
+
+    let since = old_day - Duration::days(1);
+    let hours = store
+        .hours_since(crate::summary::midnight(since))
+        .await
+        .unwrap_or_else(|e| panic!("reads hours: {e}"));
+    let totals = store
+        .day_requests(since)
+        .await
+        .unwrap_or_else(|e| panic!("reads day totals: {e}"));
+    assert_eq!(
+        totals,
+        crate::summary::day_requests(&hours),
+        "requests per day equal the hourly rows"
+    );
+    assert_eq!(totals.len(), 4, "four days have requests: {totals:?}");
 }
 
 #[cfg(test)]

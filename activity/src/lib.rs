@@ -35,6 +35,7 @@ pub mod rules;
 pub mod sample;
 pub mod source;
 pub mod store;
+pub mod summary;
 pub mod token;
 
 pub use classify::{Counted, Kind, KindReason, RequestView, Skip};

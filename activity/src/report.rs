@@ -62,6 +62,14 @@ impl KindCounts {
     }
 }
 
+impl std::ops::AddAssign for KindCounts {
+    fn add_assign(&mut self, more: Self) {
+        self.people += more.people;
+        self.scanners += more.scanners;
+        self.own_reads += more.own_reads;
+    }
+}
+
 /// One token on one day across every store that saw it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MergedVisitor {
@@ -168,11 +176,16 @@ pub struct FunnelCount {
 
 /// The funnel: for each step, the people visitor-days that took it.
 pub fn funnel(visitors: &[MergedVisitor], steps: &[FunnelStep]) -> Vec<FunnelCount> {
+    funnel_of_counts(steps, &step_counts(visitors, steps))
+}
+
+/// For each step, how many people visitor-days requested any of its paths.
+pub fn step_counts(visitors: &[MergedVisitor], steps: &[FunnelStep]) -> Vec<u64> {
     let people: Vec<&MergedVisitor> = visitors
         .iter()
         .filter(|v| v.kind() == VisitorKind::People)
         .collect();
-    let counts: Vec<u64> = steps
+    steps
         .iter()
         .map(|step| {
             people
@@ -180,11 +193,15 @@ pub fn funnel(visitors: &[MergedVisitor], steps: &[FunnelStep]) -> Vec<FunnelCou
                 .filter(|v| step.paths.iter().any(|path| v.paths.contains_key(path)))
                 .count() as u64
         })
-        .collect();
+        .collect()
+}
+
+/// The funnel from each step's count (`counts` in the steps' order).
+pub fn funnel_of_counts(steps: &[FunnelStep], counts: &[u64]) -> Vec<FunnelCount> {
     let first = counts.first().copied().unwrap_or(0);
     steps
         .iter()
-        .zip(counts)
+        .zip(counts.iter().copied())
         .map(|(step, visitors)| FunnelCount {
             name: step.name.clone(),
             visitors,
@@ -207,27 +224,41 @@ pub struct SourceReport {
     pub tags: BTreeMap<String, u64>,
 }
 
+impl SourceReport {
+    /// Counts `visitor_days` people visitor-days whose page loads came from
+    /// exactly `sources` (each source once; none: typed or unknown).
+    pub fn add<'a>(&mut self, sources: impl IntoIterator<Item = &'a Source>, visitor_days: u64) {
+        let mut groups = BTreeSet::new();
+        for source in sources {
+            groups.insert(SourceGroup::of(Some(source)));
+            if let Source::Tag(tag) = source {
+                *self.tags.entry(tag.clone()).or_default() += visitor_days;
+            }
+        }
+        if groups.is_empty() {
+            groups.insert(SourceGroup::Typed);
+        }
+        for group in groups {
+            *self.groups.entry(group).or_default() += visitor_days;
+        }
+    }
+
+    /// Adds another report (of other days) to this one.
+    pub fn absorb(&mut self, other: &SourceReport) {
+        for (group, count) in &other.groups {
+            *self.groups.entry(*group).or_default() += count;
+        }
+        for (tag, count) in &other.tags {
+            *self.tags.entry(tag.clone()).or_default() += count;
+        }
+    }
+}
+
 /// Where the people came from.
 pub fn source_groups(visitors: &[MergedVisitor]) -> SourceReport {
     let mut report = SourceReport::default();
     for visitor in visitors.iter().filter(|v| v.kind() == VisitorKind::People) {
-        if visitor.sources.is_empty() {
-            *report.groups.entry(SourceGroup::Typed).or_default() += 1;
-            continue;
-        }
-        let groups: BTreeSet<SourceGroup> = visitor
-            .sources
-            .keys()
-            .map(|source| SourceGroup::of(Some(source)))
-            .collect();
-        for group in groups {
-            *report.groups.entry(group).or_default() += 1;
-        }
-        for source in visitor.sources.keys() {
-            if let Source::Tag(tag) = source {
-                *report.tags.entry(tag.clone()).or_default() += 1;
-            }
-        }
+        report.add(visitor.sources.keys(), 1);
     }
     report
 }
@@ -247,23 +278,55 @@ pub struct PathTotal {
     pub self_reads: u64,
 }
 
-/// The `limit` most requested paths (ties by path), summed over hours and stores.
-pub fn top_paths<'a>(hours: impl IntoIterator<Item = &'a HourRow>, limit: usize) -> Vec<PathTotal> {
-    let mut totals: BTreeMap<&str, PathTotal> = BTreeMap::new();
-    for row in hours {
-        let total = totals.entry(&row.path).or_insert_with(|| PathTotal {
-            path: row.path.clone(),
+impl PathTotal {
+    /// Nothing requested yet.
+    pub fn new(path: &str) -> Self {
+        Self {
+            path: path.to_owned(),
             requests: 0,
             people: 0,
             bots: 0,
             self_reads: 0,
-        });
-        total.requests += row.requests;
-        total.people += row.people();
-        total.bots += row.bots;
-        total.self_reads += row.self_reads;
+        }
     }
-    let mut totals: Vec<PathTotal> = totals.into_values().collect();
+
+    /// Adds another total of the same path.
+    pub fn absorb(&mut self, other: &PathTotal) {
+        self.requests += other.requests;
+        self.people += other.people;
+        self.bots += other.bots;
+        self.self_reads += other.self_reads;
+    }
+}
+
+/// Every path's requests, summed over hours and stores, by path.
+pub fn path_totals<'a>(hours: impl IntoIterator<Item = &'a HourRow>) -> Vec<PathTotal> {
+    let mut totals: BTreeMap<&str, PathTotal> = BTreeMap::new();
+    for row in hours {
+        totals
+            .entry(&row.path)
+            .or_insert_with(|| PathTotal::new(&row.path))
+            .absorb(&PathTotal {
+                path: String::new(),
+                requests: row.requests,
+                people: row.people(),
+                bots: row.bots,
+                self_reads: row.self_reads,
+            });
+    }
+    totals.into_values().collect()
+}
+
+/// The `limit` most requested paths (ties by path), totals of one path summed.
+pub fn top_of<'a>(totals: impl IntoIterator<Item = &'a PathTotal>, limit: usize) -> Vec<PathTotal> {
+    let mut summed: BTreeMap<&str, PathTotal> = BTreeMap::new();
+    for total in totals {
+        summed
+            .entry(&total.path)
+            .or_insert_with(|| PathTotal::new(&total.path))
+            .absorb(total);
+    }
+    let mut totals: Vec<PathTotal> = summed.into_values().collect();
     totals.sort_by(|a, b| {
         b.requests
             .cmp(&a.requests)
@@ -271,6 +334,11 @@ pub fn top_paths<'a>(hours: impl IntoIterator<Item = &'a HourRow>, limit: usize)
     });
     totals.truncate(limit);
     totals
+}
+
+/// The `limit` most requested paths (ties by path), summed over hours and stores.
+pub fn top_paths<'a>(hours: impl IntoIterator<Item = &'a HourRow>, limit: usize) -> Vec<PathTotal> {
+    top_of(&path_totals(hours), limit)
 }
 
 #[cfg(test)]

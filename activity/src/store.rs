@@ -10,8 +10,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::hit::StoreName;
-use crate::report::{KindCounts, visitor_kind};
+use crate::report::{FunnelStep, KindCounts, visitor_kind};
 use crate::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
+use crate::summary::{self, DaySummary};
 
 /// Why a store could not do what was asked. The messages are safe to show:
 /// they never hold row contents.
@@ -86,6 +87,29 @@ pub trait ActivityStore: Send + Sync {
         rows.sort_by(|a, b| (&b.day, &b.visitor).cmp(&(&a.day, &a.visitor)));
         rows.truncate(limit);
         Ok((rows, total))
+    }
+
+    /// The summaries of the days from `first` to `last` (both included)
+    /// that have rows, oldest first, with the funnel of `steps`. Stores
+    /// should sum in their engine; by default the rows are read and summed
+    /// by [`summary::read_and_summarize`], which the contract compares with.
+    async fn day_summaries(
+        &self,
+        first: NaiveDate,
+        last: NaiveDate,
+        steps: &[FunnelStep],
+    ) -> Result<Vec<DaySummary>, StoreError> {
+        summary::read_and_summarize(self, first, last, steps).await
+    }
+
+    /// All requests per day from `since` on, oldest first. A day's figure
+    /// grows with every hit it gets, so a reader that kept a day's summary
+    /// knows it is still current while the figure is the same. Stores
+    /// should keep it apart from the hourly rows; by default those are summed.
+    async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        Ok(summary::day_requests(
+            &self.hours_since(summary::midnight(since)).await?,
+        ))
     }
 
     /// Deletes rows older than the retention allows, as of `now`; a day's

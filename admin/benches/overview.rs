@@ -3,8 +3,10 @@
 //! `activity::sample::day_rows`), written the way the writer writes, then
 //! retention applied (visitor rows older than 30 days go, their counts by
 //! kind stay). Then every card of one overview (`overview`, all cards
-//! together) and the visitor table are timed, 20 times each (BENCH_RUNS) after 2 warm-ups,
-//! and the median and 95th percentile printed. SQLite always; PostgreSQL
+//! together) is timed cold (a fresh Admin: no day summary kept) and live
+//! (100 new hits today before each read, so today is summed again every
+//! time), and the visitor table; 20 times each (BENCH_RUNS) after 2
+//! warm-ups, median and 95th percentile printed. SQLite always; PostgreSQL
 //! when TEST_DATABASE_URL names a server (a fresh database is made on it).
 //!
 //! `cargo bench -p admin --features ssr --bench overview` (BENCH_DAYS, BENCH_VISITORS, BENCH_RUNS, BENCH_RANGES to scale)
@@ -13,6 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use activity::StoreName;
+use activity::rows::Batch;
 use activity::store::{ActivityStore, Retention};
 use admin::server::{Admin, AdminConfig, overview};
 use chrono::{Days, Utc};
@@ -58,10 +61,12 @@ fn percentiles(mut times: Vec<Duration>) -> (Duration, Duration) {
     (at(0.5), at(0.95))
 }
 
+/// Times `call` (which says how long its timed part took) BENCH_RUNS times
+/// after two warm-ups.
 async fn time<F, Fut>(label: &str, mut call: F)
 where
     F: FnMut() -> Fut,
-    Fut: Future<Output = ()>,
+    Fut: Future<Output = Duration>,
 {
     for _ in 0..2 {
         call().await;
@@ -69,12 +74,23 @@ where
     let runs = env_or("BENCH_RUNS", 20) as usize;
     let mut times = Vec::with_capacity(runs);
     for _ in 0..runs {
-        let began = Instant::now();
-        call().await;
-        times.push(began.elapsed());
+        times.push(call().await);
     }
     let (median, p95) = percentiles(times);
     eprintln!("  {label}: median {median:.1?}, p95 {p95:.1?}");
+}
+
+fn admin_of(store: &Arc<dyn ActivityStore>) -> Admin {
+    Admin::new(AdminConfig {
+        stores: vec![store.clone()],
+        ..AdminConfig::default()
+    })
+    .expect("no password to hash")
+}
+
+/// A different sample of hits each time.
+fn now_seed() -> u64 {
+    Utc::now().timestamp_micros().unsigned_abs()
 }
 
 async fn measure(store: Arc<dyn ActivityStore>) {
@@ -82,11 +98,7 @@ async fn measure(store: Arc<dyn ActivityStore>) {
     let visitors = env_or("BENCH_VISITORS", 21_000);
     eprintln!("{}:", store.name());
     seed(&store, days, visitors).await;
-    let admin = Admin::new(AdminConfig {
-        stores: vec![store.clone()],
-        ..AdminConfig::default()
-    })
-    .expect("no password to hash");
+    let admin = admin_of(&store);
     // BENCH_RANGES=7,30 (default all four; empty: the visitor table only).
     let ranges: Vec<u16> = std::env::var("BENCH_RANGES")
         .unwrap_or_else(|_| "7,30,90,365".to_owned())
@@ -94,15 +106,36 @@ async fn measure(store: Arc<dyn ActivityStore>) {
         .filter_map(|range| range.trim().parse().ok())
         .collect();
     for range in ranges {
-        time(&format!("all cards, {range} days"), || async {
+        // Cold: a server just started, no day summary kept yet.
+        let fresh = admin_of(&store);
+        let began = Instant::now();
+        let overview = overview::overview(&fresh, range, Utc::now()).await;
+        assert_eq!(overview.days.len(), usize::from(range));
+        eprintln!(
+            "  all cards, {range} days, cold (no summary kept): {:.1?}",
+            began.elapsed()
+        );
+        // Live: 100 new hits land today before every read, so today's
+        // summary is read again each time (its figures changed).
+        time(&format!("all cards, {range} days, live"), || async {
+            let hits = activity::sample::hits(store.name(), Utc::now(), 100, now_seed());
+            store
+                .record(&Batch::fold(&hits))
+                .await
+                .expect("a live write");
+            let began = Instant::now();
             let overview = overview::overview(&admin, range, Utc::now()).await;
+            let elapsed = began.elapsed();
             assert_eq!(overview.days.len(), usize::from(range));
+            elapsed
         })
         .await;
     }
     time("visitor table, 30 days", || async {
+        let began = Instant::now();
         let (rows, total) = overview::visitors(&admin, 30, Utc::now()).await;
         assert!(total >= rows.len());
+        began.elapsed()
     })
     .await;
     store.close().await;
@@ -112,7 +145,10 @@ fn main() {
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     runtime.block_on(async {
         let folder = tempfile::tempdir().expect("a temporary folder");
-        let path = folder.path().join("activity.db");
+        // BENCH_SQLITE_FILE keeps the seeded file for a look afterwards.
+        let path = std::env::var("BENCH_SQLITE_FILE")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|_| folder.path().join("activity.db"));
         let sqlite = activity_sqlite::SqliteStore::open(
             path.to_str().expect("UTF-8"),
             StoreName::parse("sqlite").expect("a name"),

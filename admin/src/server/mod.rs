@@ -20,6 +20,7 @@ pub mod auth;
 pub mod export;
 mod layer;
 pub mod overview;
+mod summaries;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -34,6 +35,7 @@ pub use auth::PasswordError;
 pub use layer::{AdminLayer, AdminService};
 
 use auth::{Attempts, Password, Sessions};
+use summaries::SummaryCache;
 
 /// How the tab is set up.
 #[derive(Default)]
@@ -77,6 +79,7 @@ struct Inner {
     private: bool,
     proxies: TrustedProxies,
     funnel: Vec<FunnelStep>,
+    summaries: Arc<SummaryCache>,
 }
 
 impl std::fmt::Debug for Inner {
@@ -102,6 +105,7 @@ impl Admin {
             private: config.private,
             proxies: config.proxies,
             funnel: config.funnel.unwrap_or_else(default_funnel),
+            summaries: Arc::default(),
         })))
     }
 
@@ -119,6 +123,11 @@ impl Admin {
     /// The writer's counters, if this server counts.
     pub fn recorder(&self) -> Option<&RecorderStats> {
         self.0.recorder.as_deref()
+    }
+
+    /// The day summaries kept between reads.
+    fn summaries(&self) -> &Arc<SummaryCache> {
+        &self.0.summaries
     }
 
     /// The funnel's steps.

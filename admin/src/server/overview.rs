@@ -1,20 +1,22 @@
-//! Reads every store for one range and sums what the tab's cards show,
-//! with the pure reports of `activity::report`. A store that cannot be read
-//! is reported on its card; the others are still drawn.
+//! Sums what the tab's cards show for one range from the day summaries
+//! (`summaries.rs` keeps them), and reads the visitor table's page. A store
+//! that cannot be read is reported on its card; the others are still drawn.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use activity::report::{self, KindCounts, MergedVisitor};
-use activity::rows::{HourRow, VisitorDay};
+use activity::report::{self, KindCounts, SourceReport};
+use activity::rows::VisitorDay;
 use activity::source::SourceGroup;
 use activity::store::ActivityStore;
+use activity::summary::DaySummary;
 use chrono::{DateTime, Days, NaiveDate, NaiveTime, Utc};
 
 use crate::model::{
     DayKinds, Overview, SourceRow, StoreLine, StoreStatus, Totals, VisitorRow, WriterStatus,
 };
 use crate::server::Admin;
+use crate::server::summaries::Marks;
 
 /// How many paths the top-paths card lists.
 pub const TOP_PATHS: usize = 10;
@@ -31,70 +33,35 @@ pub fn midnight_of(day: NaiveDate) -> DateTime<Utc> {
     day.and_time(NaiveTime::MIN).and_utc()
 }
 
-/// What one store gave for the range and the period before it.
-struct StoreRead {
-    hours: Vec<HourRow>,
-    visitors: Vec<VisitorDay>,
-    /// Days whose visitor rows have expired: their counts by kind.
-    expired: Vec<(NaiveDate, KindCounts)>,
-    error: Option<String>,
-}
-
-async fn read(store: &dyn ActivityStore, since: NaiveDate) -> StoreRead {
-    let (hours, visitors, expired) = futures::join!(
-        store.hours_since(midnight_of(since)),
-        store.visitors_since(since),
-        store.expired_kinds_since(since)
-    );
-    match (hours, visitors, expired) {
-        (Ok(hours), Ok(visitors), Ok(expired)) => StoreRead {
-            hours,
-            visitors,
-            expired,
-            error: None,
-        },
-        (Err(error), _, _) | (_, Err(error), _) | (_, _, Err(error)) => StoreRead {
-            hours: Vec::new(),
-            visitors: Vec::new(),
-            expired: Vec::new(),
-            error: Some(error.to_string()),
-        },
-    }
-}
-
-/// Adds `more` to `sum`.
-fn add(sum: &mut KindCounts, more: &KindCounts) {
-    sum.people += more.people;
-    sum.scanners += more.scanners;
-    sum.own_reads += more.own_reads;
-}
-
 /// The overview of the `range` days ending `now`'s day, over every store.
 pub async fn overview(admin: &Admin, range: u16, now: DateTime<Utc>) -> Overview {
     let today = now.date_naive();
     let first = first_day(today, range);
     let previous_first = first_day(first - Days::new(1), range);
     let stores = admin.stores();
-    let reads =
-        futures::future::join_all(stores.iter().map(|s| read(s.as_ref(), previous_first))).await;
-
-    let dates: Vec<NaiveDate> = first.iter_days().take_while(|d| *d <= today).collect();
-    let merged = report::merge_visitors(reads.iter().flat_map(|r| r.visitors.iter()));
-    let (current, previous): (Vec<MergedVisitor>, Vec<MergedVisitor>) =
-        merged.into_iter().partition(|v| v.day >= first);
-    // Days still with visitor rows, merged across stores; days whose rows
-    // have expired, from what each store kept (summed: the tokens are gone).
-    let mut by_day = report::daily_kinds(&current);
-    let mut previous_expired = KindCounts::default();
-    for (day, kinds) in reads.iter().flat_map(|r| r.expired.iter()) {
-        if *day >= first {
-            add(by_day.entry(*day).or_default(), kinds);
-        } else {
-            add(&mut previous_expired, kinds);
+    let steps = admin.funnel();
+    let marks = Marks::read(stores, previous_first).await;
+    let (summaries, summary_error) = match admin
+        .summaries()
+        .summaries(stores, &marks, previous_first, today, steps)
+        .await
+    {
+        Ok(summaries) => (summaries, None),
+        Err(error) => (Vec::new(), Some(error.to_string())),
+    };
+    let (current, previous): (Vec<Arc<DaySummary>>, Vec<Arc<DaySummary>>) =
+        summaries.into_iter().partition(|s| s.day >= first);
+    let sum = |days: &[Arc<DaySummary>]| {
+        let mut sum = DaySummary::empty(today, steps.len());
+        for day in days {
+            sum.add_counts(day);
         }
-    }
-    let all_hours = || reads.iter().flat_map(|r| r.hours.iter());
-    let in_range = |hour: &&HourRow| hour.hour >= midnight_of(first);
+        sum
+    };
+    let (now_sum, before_sum) = (sum(&current), sum(&previous));
+    let dates: Vec<NaiveDate> = first.iter_days().take_while(|d| *d <= today).collect();
+    let kinds_on: BTreeMap<NaiveDate, KindCounts> =
+        current.iter().map(|s| (s.day, s.kinds)).collect();
 
     Overview {
         range,
@@ -102,37 +69,38 @@ pub async fn overview(admin: &Admin, range: u16, now: DateTime<Utc>) -> Overview
             .iter()
             .map(|day| DayKinds {
                 day: *day,
-                kinds: by_day.get(day).copied().unwrap_or_default(),
+                kinds: kinds_on.get(day).copied().unwrap_or_default(),
             })
             .collect(),
         totals: Totals {
-            visitors: by_day.values().fold(KindCounts::default(), |mut sum, day| {
-                add(&mut sum, day);
-                sum
-            }),
-            requests: all_hours().filter(in_range).map(|h| h.requests).sum(),
+            visitors: now_sum.kinds,
+            requests: requests_between(&marks, first, today),
         },
         previous: Totals {
-            visitors: {
-                let mut sum = kinds_of(&previous);
-                add(&mut sum, &previous_expired);
-                sum
-            },
-            requests: all_hours()
-                .filter(|h| !in_range(h))
-                .map(|h| h.requests)
-                .sum(),
+            visitors: before_sum.kinds,
+            requests: requests_between(&marks, previous_first, first - Days::new(1)),
         },
         store_lines: stores
             .iter()
-            .zip(&reads)
-            .map(|(store, read)| store_line(store.name().to_string(), &read.hours, &dates))
+            .zip(&marks.requests)
+            .map(|(store, requests)| StoreLine {
+                store: store.name().to_string(),
+                requests: dates
+                    .iter()
+                    .map(|day| {
+                        requests
+                            .as_ref()
+                            .and_then(|r| r.get(day).copied())
+                            .unwrap_or(0)
+                    })
+                    .collect(),
+            })
             .collect(),
-        sources: source_rows(&current),
-        funnel: report::funnel(&current, admin.funnel()),
-        top_paths: report::top_paths(all_hours().filter(in_range), TOP_PATHS),
+        sources: source_rows(&now_sum.sources),
+        funnel: report::funnel_of_counts(steps, &now_sum.steps),
+        top_paths: report::top_of(current.iter().flat_map(|s| &s.paths), TOP_PATHS),
         last_five_minutes: admin.recorder().map_or(0, |stats| stats.recent(now, 300)),
-        stores: statuses(stores, &reads).await,
+        stores: statuses(stores, &marks, summary_error.as_deref()).await,
         writer: admin
             .recorder()
             .map_or_else(WriterStatus::default, |stats| {
@@ -147,32 +115,17 @@ pub async fn overview(admin: &Admin, range: u16, now: DateTime<Utc>) -> Overview
     }
 }
 
-fn kinds_of(visitors: &[MergedVisitor]) -> KindCounts {
-    let days = report::daily_kinds(visitors);
-    days.values()
-        .fold(KindCounts::default(), |sum, day| KindCounts {
-            people: sum.people + day.people,
-            scanners: sum.scanners + day.scanners,
-            own_reads: sum.own_reads + day.own_reads,
-        })
+/// All requests from `first` to `last`, over every store that could be read.
+fn requests_between(marks: &Marks, first: NaiveDate, last: NaiveDate) -> u64 {
+    marks
+        .requests
+        .iter()
+        .flatten()
+        .flat_map(|days| days.range(first..=last).map(|(_, requests)| requests))
+        .sum()
 }
 
-fn store_line(store: String, hours: &[HourRow], dates: &[NaiveDate]) -> StoreLine {
-    let mut per_day: BTreeMap<NaiveDate, u64> = BTreeMap::new();
-    for hour in hours {
-        *per_day.entry(hour.hour.date_naive()).or_default() += hour.requests;
-    }
-    StoreLine {
-        store,
-        requests: dates
-            .iter()
-            .map(|day| per_day.get(day).copied().unwrap_or(0))
-            .collect(),
-    }
-}
-
-fn source_rows(visitors: &[MergedVisitor]) -> Vec<SourceRow> {
-    let sources = report::source_groups(visitors);
+fn source_rows(sources: &SourceReport) -> Vec<SourceRow> {
     let mut rows = Vec::new();
     for group in SourceGroup::ALL {
         let page_loads = sources.groups.get(&group).copied().unwrap_or(0);
@@ -192,9 +145,15 @@ fn source_rows(visitors: &[MergedVisitor]) -> Vec<SourceRow> {
     rows
 }
 
-async fn statuses(stores: &[Arc<dyn ActivityStore>], reads: &[StoreRead]) -> Vec<StoreStatus> {
+/// Each store's card: its availability and cost, and why it could not be
+/// read (its own error, else the summaries' error).
+async fn statuses(
+    stores: &[Arc<dyn ActivityStore>],
+    marks: &Marks,
+    summary_error: Option<&str>,
+) -> Vec<StoreStatus> {
     let mut statuses = Vec::with_capacity(stores.len());
-    for (store, read) in stores.iter().zip(reads) {
+    for (store, error) in stores.iter().zip(&marks.errors) {
         let availability = store.availability().await;
         let cost = store.cost();
         statuses.push(StoreStatus {
@@ -205,7 +164,7 @@ async fn statuses(stores: &[Arc<dyn ActivityStore>], reads: &[StoreRead]) -> Vec
             operations: cost.operations,
             failures: cost.failures,
             milliseconds: u64::try_from(cost.time.as_millis()).unwrap_or(u64::MAX),
-            read_error: read.error.clone(),
+            read_error: error.clone().or_else(|| summary_error.map(str::to_owned)),
         });
     }
     statuses

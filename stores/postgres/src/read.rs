@@ -13,12 +13,12 @@ use sqlx::{PgPool, Row};
 
 use crate::failed;
 
-fn invalid(what: &str) -> StoreError {
+pub(crate) fn invalid(what: &str) -> StoreError {
     StoreError::Failed(format!("a stored row has an invalid {what}"))
 }
 
 /// A column's value, or an error naming the column (never a panic).
-fn get<'r, T>(row: &'r sqlx::postgres::PgRow, column: &str) -> Result<T, StoreError>
+pub(crate) fn get<'r, T>(row: &'r sqlx::postgres::PgRow, column: &str) -> Result<T, StoreError>
 where
     T: sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres>,
 {
@@ -34,7 +34,7 @@ fn key(row: &sqlx::postgres::PgRow) -> Result<(NaiveDate, VisitorToken), StoreEr
     ))
 }
 
-fn count(value: i64) -> u64 {
+pub(crate) fn count(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)
 }
 

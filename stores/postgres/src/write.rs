@@ -39,6 +39,28 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
         .await
         .map_err(failed)?;
     }
+    if !batch.hours.is_empty() {
+        // The batch's requests per day (a statement may not upsert one key twice).
+        let mut totals: std::collections::BTreeMap<(&str, chrono::NaiveDate), u64> =
+            std::collections::BTreeMap::new();
+        for row in &batch.hours {
+            *totals
+                .entry((row.store.as_str(), row.hour.date_naive()))
+                .or_default() += row.requests;
+        }
+        sqlx::query(
+            "INSERT INTO day_totals (store, day, requests) \
+             SELECT * FROM UNNEST($1::text[], $2::date[], $3::int8[]) \
+             ON CONFLICT (store, day) DO UPDATE SET \
+             requests = day_totals.requests + excluded.requests",
+        )
+        .bind(totals.keys().map(|(store, _)| *store).collect::<Vec<_>>())
+        .bind(totals.keys().map(|(_, day)| *day).collect::<Vec<_>>())
+        .bind(totals.values().map(|n| int(*n)).collect::<Vec<_>>())
+        .execute(&mut *tx)
+        .await
+        .map_err(failed)?;
+    }
     if !batch.visitors.is_empty() {
         let rows = &batch.visitors;
         sqlx::query(
@@ -146,12 +168,23 @@ pub(crate) async fn enforce_retention(
     }
     if let Some(days) = retention.hour_days {
         let cutoff = now - chrono::Duration::days(i64::from(days));
-        sqlx::query("DELETE FROM hours WHERE store = $1 AND hour < $2")
-            .bind(store.as_str())
-            .bind(cutoff)
-            .execute(&mut *tx)
-            .await
-            .map_err(failed)?;
+        // The day totals follow the hourly rows: gone before the cutoff's
+        // day, summed again for that day (part of it went).
+        for sql in [
+            "DELETE FROM hours WHERE store = $1 AND hour < $2",
+            "DELETE FROM day_totals WHERE store = $1 AND day <= ($2 AT TIME ZONE 'UTC')::date",
+            "INSERT INTO day_totals (store, day, requests) \
+             SELECT store, (hour AT TIME ZONE 'UTC')::date, SUM(requests) FROM hours \
+             WHERE store = $1 AND (hour AT TIME ZONE 'UTC')::date = ($2 AT TIME ZONE 'UTC')::date \
+             GROUP BY 1, 2",
+        ] {
+            sqlx::query(sql)
+                .bind(store.as_str())
+                .bind(cutoff)
+                .execute(&mut *tx)
+                .await
+                .map_err(failed)?;
+        }
     }
     tx.commit().await.map_err(failed)
 }

@@ -7,15 +7,17 @@
 #![forbid(unsafe_code)]
 
 mod read;
+mod summary;
 mod write;
 
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use activity::StoreName;
-use activity::report::KindCounts;
+use activity::report::{FunnelStep, KindCounts};
 use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use activity::store::{ActivityStore, CostMeter, Retention, StoreError};
+use activity::summary::{self as reference, DaySummary, MAX_STEPS};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::SqlitePool;
@@ -131,6 +133,26 @@ impl ActivityStore for SqliteStore {
     ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
         let started = Instant::now();
         let result = read::latest_visitors(&self.pool, &self.name, since, limit).await;
+        self.metered(started, result)
+    }
+
+    async fn day_summaries(
+        &self,
+        first: NaiveDate,
+        last: NaiveDate,
+        steps: &[FunnelStep],
+    ) -> Result<Vec<DaySummary>, StoreError> {
+        if steps.len() > MAX_STEPS {
+            return reference::read_and_summarize(self, first, last, steps).await;
+        }
+        let started = Instant::now();
+        let result = summary::day_summaries(&self.pool, &self.name, first, last, steps).await;
+        self.metered(started, result)
+    }
+
+    async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        let started = Instant::now();
+        let result = summary::day_requests(&self.pool, &self.name, since).await;
         self.metered(started, result)
     }
 

@@ -13,12 +13,12 @@ use sqlx::{Row, SqlitePool};
 
 use crate::failed;
 
-fn invalid(what: &str) -> StoreError {
+pub(crate) fn invalid(what: &str) -> StoreError {
     StoreError::Failed(format!("a stored row has an invalid {what}"))
 }
 
 /// A column's value, or an error naming the column (never a panic).
-fn get<'r, T>(row: &'r sqlx::sqlite::SqliteRow, column: &str) -> Result<T, StoreError>
+pub(crate) fn get<'r, T>(row: &'r sqlx::sqlite::SqliteRow, column: &str) -> Result<T, StoreError>
 where
     T: sqlx::Decode<'r, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>,
 {
@@ -35,7 +35,7 @@ fn key(row: &sqlx::sqlite::SqliteRow) -> Result<(NaiveDate, VisitorToken), Store
     ))
 }
 
-fn count(value: i64) -> u64 {
+pub(crate) fn count(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)
 }
 
@@ -43,7 +43,7 @@ fn time_ms(value: i64) -> Result<DateTime<Utc>, StoreError> {
     DateTime::from_timestamp_millis(value).ok_or_else(|| invalid("time"))
 }
 
-fn day(text: &str) -> Result<NaiveDate, StoreError> {
+pub(crate) fn day(text: &str) -> Result<NaiveDate, StoreError> {
     text.parse().map_err(|_| invalid("day"))
 }
 

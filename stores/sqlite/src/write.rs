@@ -83,6 +83,7 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
 
     let mut tx = pool.begin().await.map_err(failed)?;
     for (sql, rows) in [
+        (UPSERT_DAY_TOTALS, hours.clone()),
         (UPSERT_HOURS, hours),
         (UPSERT_VISITORS, visitors),
         (UPSERT_PATHS, paths),
@@ -108,6 +109,12 @@ const UPSERT_HOURS: &str = "INSERT INTO hours (store, hour, path, requests, bots
      requests = requests + excluded.requests, \
      bots = bots + excluded.bots, \
      self_reads = self_reads + excluded.self_reads";
+
+/// A batch's hourly rows summed per day, from the same JSON as the hours.
+const UPSERT_DAY_TOTALS: &str = "INSERT INTO day_totals (store, day, requests) \
+     SELECT value->>0, date(value->>1, 'unixepoch'), SUM(value->>3) FROM json_each(?1) \
+     GROUP BY 1, 2 \
+     ON CONFLICT (store, day) DO UPDATE SET requests = requests + excluded.requests";
 
 const UPSERT_VISITORS: &str = "INSERT INTO visitor_days \
      (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads) \
@@ -169,12 +176,23 @@ pub(crate) async fn enforce_retention(
     }
     if let Some(days) = retention.hour_days {
         let cutoff = now.timestamp() - i64::from(days) * 86_400;
-        sqlx::query("DELETE FROM hours WHERE store = ?1 AND hour < ?2")
-            .bind(store.as_str())
-            .bind(cutoff)
-            .execute(&mut *tx)
-            .await
-            .map_err(failed)?;
+        // The day totals follow the hourly rows: gone before the cutoff's
+        // day, summed again for that day (part of it went).
+        for sql in [
+            "DELETE FROM hours WHERE store = ?1 AND hour < ?2",
+            "DELETE FROM day_totals WHERE store = ?1 AND day <= date(?2, 'unixepoch')",
+            "INSERT INTO day_totals (store, day, requests) \
+             SELECT store, date(hour, 'unixepoch'), SUM(requests) FROM hours \
+             WHERE store = ?1 AND date(hour, 'unixepoch') = date(?2, 'unixepoch') \
+             GROUP BY 1, 2",
+        ] {
+            sqlx::query(sql)
+                .bind(store.as_str())
+                .bind(cutoff)
+                .execute(&mut *tx)
+                .await
+                .map_err(failed)?;
+        }
     }
     tx.commit().await.map_err(failed)
 }

@@ -1,0 +1,355 @@
+//! The day summaries the overview sums, kept between reads. Each read asks
+//! every store for two small lists — requests per day and the days whose
+//! visitor rows expired — and sums again only the days whose figures
+//! changed since their summary was kept (on a live site: today), waiting
+//! for that at most [`FRESH_WAIT`]. With one
+//! store the store sums the days in its engine; with several, their rows
+//! are read and merged here, so a token seen on two stores is one
+//! visitor-day.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use activity::report::{self, FunnelStep, KindCounts};
+use activity::store::{ActivityStore, StoreError};
+use activity::summary::{self, DaySummary};
+use chrono::{Days, NaiveDate};
+
+/// How far back kept summaries are worth keeping: the longest range and
+/// the period before it.
+const KEEP_DAYS: u64 = 2 * 366;
+
+/// What one store says about one day: its requests, and whether its
+/// visitor rows have expired. A summary is current while these are.
+type Mark = (u64, bool);
+
+/// What every store says about each day (`None`: the store could not be read).
+#[derive(Debug, Default)]
+pub struct Marks {
+    /// Per store, in the Admin's order: its requests per day.
+    pub requests: Vec<Option<BTreeMap<NaiveDate, u64>>>,
+    /// Per store: the days whose visitor rows have expired.
+    expired: Vec<Option<BTreeMap<NaiveDate, KindCounts>>>,
+    /// Per store: why it could not be read.
+    pub errors: Vec<Option<String>>,
+}
+
+impl Marks {
+    /// Reads the marks of every store from `since` on.
+    pub async fn read(stores: &[Arc<dyn ActivityStore>], since: NaiveDate) -> Self {
+        let reads = futures::future::join_all(stores.iter().map(|store| async move {
+            let (requests, expired) =
+                futures::join!(store.day_requests(since), store.expired_kinds_since(since));
+            Ok::<_, StoreError>((requests?, expired?))
+        }))
+        .await;
+        let mut marks = Marks::default();
+        for read in reads {
+            match read {
+                Ok((requests, expired)) => {
+                    marks.requests.push(Some(requests.into_iter().collect()));
+                    marks.expired.push(Some(expired.into_iter().collect()));
+                    marks.errors.push(None);
+                }
+                Err(error) => {
+                    marks.requests.push(None);
+                    marks.expired.push(None);
+                    marks.errors.push(Some(error.to_string()));
+                }
+            }
+        }
+        marks
+    }
+
+    /// Every store's mark for `day`; `None` when no readable store has
+    /// anything on it.
+    fn of(&self, day: NaiveDate) -> Option<Vec<Option<Mark>>> {
+        let marks: Vec<Option<Mark>> = self
+            .requests
+            .iter()
+            .zip(&self.expired)
+            .map(|(requests, expired)| {
+                let requests = requests.as_ref()?.get(&day).copied().unwrap_or(0);
+                let expired = expired.as_ref()?.contains_key(&day);
+                Some((requests, expired))
+            })
+            .collect();
+        marks
+            .iter()
+            .any(|mark| matches!(mark, Some(mark) if *mark != (0, false)))
+            .then_some(marks)
+    }
+
+    /// The stores that could be read.
+    fn readable(&self, stores: &[Arc<dyn ActivityStore>]) -> Vec<Arc<dyn ActivityStore>> {
+        stores
+            .iter()
+            .zip(&self.errors)
+            .filter(|(_, error)| error.is_none())
+            .map(|(store, _)| Arc::clone(store))
+            .collect()
+    }
+}
+
+/// How long a read waits for changed days to be summed again before it
+/// shows what was kept (the sum then lands for the next read).
+pub const FRESH_WAIT: Duration = Duration::from_millis(50);
+
+/// A day's summary and the marks it was made under.
+#[derive(Debug)]
+struct Kept {
+    marks: Vec<Option<Mark>>,
+    summary: Arc<DaySummary>,
+}
+
+/// The days to sum again, each with the marks it is summed under.
+type Stale = Vec<(NaiveDate, Vec<Option<Mark>>)>;
+
+/// Summaries of days, kept while their marks do not change.
+#[derive(Debug, Default)]
+pub struct SummaryCache {
+    days: Mutex<HashMap<NaiveDate, Kept>>,
+    refreshing: AtomicBool,
+}
+
+impl SummaryCache {
+    /// The summaries of the days from `first` to `last` that have rows,
+    /// oldest first. Days whose marks changed are summed again; a day that
+    /// was summed before is shown as it was if that takes longer than
+    /// [`FRESH_WAIT`] (never more than one refresh behind), a day never
+    /// summed is waited for.
+    pub async fn summaries(
+        self: &Arc<Self>,
+        stores: &[Arc<dyn ActivityStore>],
+        marks: &Marks,
+        first: NaiveDate,
+        last: NaiveDate,
+        steps: &[FunnelStep],
+    ) -> Result<Vec<Arc<DaySummary>>, StoreError> {
+        let wanted: Stale = first
+            .iter_days()
+            .take_while(|day| *day <= last)
+            .filter_map(|day| Some((day, marks.of(day)?)))
+            .collect();
+        let (stale, unseen): (Stale, bool) = {
+            let kept = self.lock();
+            let stale: Stale = wanted
+                .iter()
+                .filter(|(day, marks)| kept.get(day).is_none_or(|kept| kept.marks != *marks))
+                .cloned()
+                .collect();
+            let unseen = stale.iter().any(|(day, _)| !kept.contains_key(day));
+            (stale, unseen)
+        };
+        if !stale.is_empty() {
+            let stores = marks.readable(stores);
+            if unseen {
+                self.refresh(&stores, stale, steps).await?;
+            } else if !self.refreshing.swap(true, Ordering::AcqRel) {
+                let cache = Arc::clone(self);
+                let steps = steps.to_vec();
+                let task = tokio::spawn(async move {
+                    let _done = Refreshing(&cache.refreshing);
+                    cache.refresh(&stores, stale, &steps).await
+                });
+                match tokio::time::timeout(FRESH_WAIT, task).await {
+                    Ok(Ok(result)) => result?,
+                    Ok(Err(failed)) => {
+                        return Err(StoreError::Failed(format!(
+                            "summing the days failed: {failed}"
+                        )));
+                    }
+                    // Still summing: what was kept is shown this time.
+                    Err(_) => {}
+                }
+            }
+        }
+        let kept = self.lock();
+        Ok(wanted
+            .iter()
+            .filter_map(|(day, _)| kept.get(day).map(|kept| Arc::clone(&kept.summary)))
+            .collect())
+    }
+
+    /// Sums the `stale` days again and keeps them with their marks.
+    async fn refresh(
+        &self,
+        stores: &[Arc<dyn ActivityStore>],
+        stale: Stale,
+        steps: &[FunnelStep],
+    ) -> Result<(), StoreError> {
+        let (Some((from, _)), Some((to, _))) = (stale.first(), stale.last()) else {
+            return Ok(());
+        };
+        let (from, to) = (*from, *to);
+        let fresh = read(stores, from, to, steps).await?;
+        let mut fresh: HashMap<NaiveDate, DaySummary> =
+            fresh.into_iter().map(|s| (s.day, s)).collect();
+        let mut kept = self.lock();
+        for (day, marks) in stale {
+            let summary = fresh
+                .remove(&day)
+                .unwrap_or_else(|| DaySummary::empty(day, steps.len()));
+            kept.insert(
+                day,
+                Kept {
+                    marks,
+                    summary: Arc::new(summary),
+                },
+            );
+        }
+        if let Some(oldest) = to.checked_sub_days(Days::new(KEEP_DAYS)) {
+            kept.retain(|day, _| *day >= oldest);
+        }
+        Ok(())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<NaiveDate, Kept>> {
+        self.days
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Clears the "a refresh is running" flag when the refresh ends, however.
+struct Refreshing<'a>(&'a AtomicBool);
+
+impl Drop for Refreshing<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+/// The summaries of the days from `first` to `last` over `stores`.
+async fn read(
+    stores: &[Arc<dyn ActivityStore>],
+    first: NaiveDate,
+    last: NaiveDate,
+    steps: &[FunnelStep],
+) -> Result<Vec<DaySummary>, StoreError> {
+    match stores {
+        [] => Ok(Vec::new()),
+        [store] => store.day_summaries(first, last, steps).await,
+        several => {
+            let reads = futures::future::join_all(several.iter().map(|store| async move {
+                let (visitors, expired, hours) = futures::join!(
+                    store.visitors_since(first),
+                    store.expired_kinds_since(first),
+                    store.hours_since(summary::midnight(first))
+                );
+                Ok::<_, StoreError>((visitors?, expired?, hours?))
+            }))
+            .await;
+            let (mut visitors, mut expired, mut hours) = (Vec::new(), Vec::new(), Vec::new());
+            for read in reads {
+                let (v, e, h) = read?;
+                visitors.extend(v);
+                expired.extend(e);
+                hours.extend(h);
+            }
+            Ok(summary::summarize(
+                first,
+                last,
+                &report::merge_visitors(&visitors),
+                &expired,
+                &hours,
+                steps,
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use activity::StoreName;
+    use activity::report::default_funnel;
+    use activity::store::Retention;
+    use chrono::Utc;
+
+    use super::*;
+
+    async fn sqlite(folder: &tempfile::TempDir) -> Arc<dyn ActivityStore> {
+        let path = folder.path().join("activity.db");
+        Arc::new(
+            activity_sqlite::SqliteStore::open(
+                path.to_str().expect("UTF-8"),
+                StoreName::parse("sqlite").expect("a name"),
+                Retention::default(),
+            )
+            .await
+            .expect("opens"),
+        )
+    }
+
+    /// Reads the summaries of the last five days through `cache`, and how
+    /// many operations the store performed for it.
+    async fn read(
+        cache: &Arc<SummaryCache>,
+        stores: &[Arc<dyn ActivityStore>],
+        today: NaiveDate,
+    ) -> (Vec<DaySummary>, u64) {
+        let before = stores[0].cost().operations;
+        let first = today - Days::new(4);
+        let marks = Marks::read(stores, first).await;
+        let summaries = cache
+            .summaries(stores, &marks, first, today, &default_funnel())
+            .await
+            .expect("reads");
+        let summaries = summaries.iter().map(|s| (**s).clone()).collect();
+        (summaries, stores[0].cost().operations - before)
+    }
+
+    #[tokio::test]
+    async fn a_day_is_read_again_only_when_its_figures_change() {
+        let folder = tempfile::tempdir().expect("a folder");
+        let stores = vec![sqlite(&folder).await];
+        let today = Utc::now().date_naive();
+        let name = stores[0].name().clone();
+        for back in 1..=3 {
+            let day = today - Days::new(back);
+            let rows = activity::sample::day_rows(&name, day, 40, back);
+            stores[0].record(&rows).await.expect("kept");
+        }
+        let cache = Arc::new(SummaryCache::default());
+
+        let (cold, operations) = read(&cache, &stores, today).await;
+        assert_eq!(cold.len(), 3);
+        assert_eq!(operations, 3, "two marks and one summary read");
+        let (warm, operations) = read(&cache, &stores, today).await;
+        assert_eq!(warm, cold);
+        assert_eq!(operations, 2, "only the marks: nothing changed");
+
+        // An import adds to a past day: that day, and only its figures, change.
+        let past = today - Days::new(2);
+        let more = activity::sample::day_rows(&name, past, 10, 99);
+        stores[0].record(&more).await.expect("kept");
+        let reference = summary::read_and_summarize(
+            stores[0].as_ref(),
+            today - Days::new(4),
+            today,
+            &default_funnel(),
+        )
+        .await
+        .expect("reads rows");
+        // Shown as kept for one read at most if summing takes longer than
+        // FRESH_WAIT; then what the rows say now.
+        let mut fresh = Vec::new();
+        for _ in 0..50 {
+            fresh = read(&cache, &stores, today).await.0;
+            if fresh == reference {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(fresh, reference, "what the rows say now");
+        let changed: Vec<NaiveDate> = fresh
+            .iter()
+            .zip(&cold)
+            .filter(|(now, before)| now != before)
+            .map(|(now, _)| now.day)
+            .collect();
+        assert_eq!(changed, vec![past]);
+    }
+}

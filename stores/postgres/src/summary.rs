@@ -1,0 +1,153 @@
+//! Day summaries summed by PostgreSQL: visitor-days by kind, people's
+//! sources (one row per day and set of sources), funnel steps (one row per
+//! day and set of steps, as bits), every path's requests; and requests per
+//! day from `day_totals`. Only a few hundred rows per day leave the server.
+
+use activity::StoreName;
+use activity::report::{FunnelStep, KindCounts, PathTotal};
+use activity::source::Source;
+use activity::store::StoreError;
+use activity::summary::{DaySummary, Days, midnight, step_bits};
+use chrono::{Days as DayCount, NaiveDate};
+use sqlx::PgPool;
+use sqlx::postgres::PgRow;
+
+use crate::failed;
+use crate::read::{count, get, invalid};
+
+/// Requests per day from `since` on, oldest first.
+pub(crate) async fn day_requests(
+    pool: &PgPool,
+    store: &StoreName,
+    since: NaiveDate,
+) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT day, requests FROM day_totals WHERE store = $1 AND day >= $2 ORDER BY day",
+    )
+    .bind(store.as_str())
+    .bind(since)
+    .fetch_all(pool)
+    .await
+    .map_err(failed)?;
+    rows.iter()
+        .map(|row| Ok((get(row, "day")?, count(get(row, "requests")?))))
+        .collect()
+}
+
+/// A people visitor-day: it made more requests than bots and own reads.
+const PEOPLE: &str = "v.requests > v.bots + v.self_reads";
+
+const KINDS: &str = "SELECT day, \
+       SUM(CASE WHEN requests > bots + self_reads THEN 1 ELSE 0 END)::int8 AS people, \
+       SUM(CASE WHEN requests <= bots + self_reads AND bots > 0 THEN 1 ELSE 0 END)::int8 AS scanners, \
+       SUM(CASE WHEN requests <= bots + self_reads AND bots = 0 THEN 1 ELSE 0 END)::int8 AS own_reads \
+     FROM visitor_days WHERE store = $1 AND day BETWEEN $2 AND $3 GROUP BY day \
+     UNION ALL \
+     SELECT day, people, scanners, own_reads FROM day_kinds \
+     WHERE store = $1 AND day BETWEEN $2 AND $3";
+
+/// The summaries of the days from `first` to `last` that have rows.
+pub(crate) async fn day_summaries(
+    pool: &PgPool,
+    store: &StoreName,
+    first: NaiveDate,
+    last: NaiveDate,
+    steps: &[FunnelStep],
+) -> Result<Vec<DaySummary>, StoreError> {
+    let mut days = Days::new(steps.len());
+    let day_of = |row: &PgRow| get::<NaiveDate>(row, "day");
+
+    for row in query(pool, KINDS, store, first, last).await? {
+        days.day(day_of(&row)?).kinds += KindCounts {
+            people: count(get(&row, "people")?),
+            scanners: count(get(&row, "scanners")?),
+            own_reads: count(get(&row, "own_reads")?),
+        };
+    }
+
+    let sources = format!(
+        "SELECT day, sources, COUNT(*) AS visitors FROM ( \
+           SELECT v.day, string_agg(s.source, ' ') AS sources \
+           FROM visitor_days v LEFT JOIN visitor_sources s \
+             ON s.store = v.store AND s.day = v.day AND s.visitor = v.visitor \
+           WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {PEOPLE} \
+           GROUP BY v.day, v.visitor) AS sets \
+         GROUP BY day, sources"
+    );
+    for row in query(pool, &sources, store, first, last).await? {
+        let set: Option<String> = get(&row, "sources")?;
+        let set = set
+            .iter()
+            .flat_map(|text| text.split(' '))
+            .map(|source| Source::try_from(source.to_owned()).map_err(|_| invalid("source")))
+            .collect::<Result<Vec<Source>, StoreError>>()?;
+        let visitors = count(get(&row, "visitors")?);
+        days.day(day_of(&row)?).sources.add(&set, visitors);
+    }
+
+    let (paths, bits): (Vec<String>, Vec<i64>) = step_bits(steps).into_iter().unzip();
+    let funnel = format!(
+        "SELECT day, mask, COUNT(*) AS visitors FROM ( \
+           SELECT v.day, SUM(DISTINCT f.bit)::int8 AS mask \
+           FROM visitor_days v \
+           JOIN visitor_paths p ON p.store = v.store AND p.day = v.day AND p.visitor = v.visitor \
+           JOIN UNNEST($4::text[], $5::int8[]) AS f(path, bit) ON f.path = p.path \
+           WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {PEOPLE} \
+           GROUP BY v.day, v.visitor) AS sets \
+         GROUP BY day, mask"
+    );
+    let rows = sqlx::query(&funnel)
+        .bind(store.as_str())
+        .bind(first)
+        .bind(last)
+        .bind(paths)
+        .bind(bits)
+        .fetch_all(pool)
+        .await
+        .map_err(failed)?;
+    for row in rows {
+        let mask = count(get(&row, "mask")?);
+        let visitors = count(get(&row, "visitors")?);
+        days.day(day_of(&row)?).add_steps(mask, visitors);
+    }
+
+    let rows = sqlx::query(
+        "SELECT (hour AT TIME ZONE 'UTC')::date AS day, path, SUM(requests)::int8 AS requests, \
+                SUM(GREATEST(requests - bots - self_reads, 0))::int8 AS people, \
+                SUM(bots)::int8 AS bots, SUM(self_reads)::int8 AS self_reads \
+         FROM hours WHERE store = $1 AND hour >= $2 AND hour < $3 \
+         GROUP BY 1, path",
+    )
+    .bind(store.as_str())
+    .bind(midnight(first))
+    .bind(midnight(last + DayCount::new(1)))
+    .fetch_all(pool)
+    .await
+    .map_err(failed)?;
+    for row in rows {
+        days.day(day_of(&row)?).paths.push(PathTotal {
+            path: get(&row, "path")?,
+            requests: count(get(&row, "requests")?),
+            people: count(get(&row, "people")?),
+            bots: count(get(&row, "bots")?),
+            self_reads: count(get(&row, "self_reads")?),
+        });
+    }
+    Ok(days.finish())
+}
+
+async fn query(
+    pool: &PgPool,
+    sql: &str,
+    store: &StoreName,
+    first: NaiveDate,
+    last: NaiveDate,
+) -> Result<Vec<PgRow>, StoreError> {
+    sqlx::query(sql)
+        .bind(store.as_str())
+        .bind(first)
+        .bind(last)
+        .fetch_all(pool)
+        .await
+        .map_err(failed)
+}

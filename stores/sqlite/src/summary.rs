@@ -1,0 +1,158 @@
+//! Day summaries summed by SQLite: visitor-days by kind, people's sources
+//! (one row per day and set of sources), funnel steps (one row per day and
+//! set of steps, as bits), every path's requests; and requests per day from
+//! `day_totals`. Only a few hundred rows per day leave the engine.
+
+use activity::StoreName;
+use activity::report::{FunnelStep, KindCounts, PathTotal};
+use activity::source::Source;
+use activity::store::StoreError;
+use activity::summary::{DaySummary, Days, step_bits};
+use chrono::NaiveDate;
+use sqlx::SqlitePool;
+
+use crate::failed;
+use crate::read::{count, day, get, invalid};
+
+/// Requests per day from `since` on, oldest first.
+pub(crate) async fn day_requests(
+    pool: &SqlitePool,
+    store: &StoreName,
+    since: NaiveDate,
+) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT day, requests FROM day_totals WHERE store = ?1 AND day >= ?2 ORDER BY day",
+    )
+    .bind(store.as_str())
+    .bind(since.to_string())
+    .fetch_all(pool)
+    .await
+    .map_err(failed)?;
+    rows.iter()
+        .map(|row| {
+            Ok((
+                day(&get::<String>(row, "day")?)?,
+                count(get(row, "requests")?),
+            ))
+        })
+        .collect()
+}
+
+/// A people visitor-day: it made more requests than bots and own reads.
+const PEOPLE: &str = "v.requests > v.bots + v.self_reads";
+
+const KINDS: &str = "SELECT day, \
+       SUM(CASE WHEN requests > bots + self_reads THEN 1 ELSE 0 END) AS people, \
+       SUM(CASE WHEN requests <= bots + self_reads AND bots > 0 THEN 1 ELSE 0 END) AS scanners, \
+       SUM(CASE WHEN requests <= bots + self_reads AND bots = 0 THEN 1 ELSE 0 END) AS own_reads \
+     FROM visitor_days WHERE store = ?1 AND day BETWEEN ?2 AND ?3 GROUP BY day \
+     UNION ALL \
+     SELECT day, people, scanners, own_reads FROM day_kinds \
+     WHERE store = ?1 AND day BETWEEN ?2 AND ?3";
+
+/// The summaries of the days from `first` to `last` that have rows.
+pub(crate) async fn day_summaries(
+    pool: &SqlitePool,
+    store: &StoreName,
+    first: NaiveDate,
+    last: NaiveDate,
+    steps: &[FunnelStep],
+) -> Result<Vec<DaySummary>, StoreError> {
+    let (from, to) = (first.to_string(), last.to_string());
+    let mut days = Days::new(steps.len());
+    let day_of = |row: &sqlx::sqlite::SqliteRow| day(&get::<String>(row, "day")?);
+
+    for row in query(pool, KINDS, store, &from, &to).await? {
+        days.day(day_of(&row)?).kinds += KindCounts {
+            people: count(get(&row, "people")?),
+            scanners: count(get(&row, "scanners")?),
+            own_reads: count(get(&row, "own_reads")?),
+        };
+    }
+
+    let sources = format!(
+        "SELECT day, sources, COUNT(*) AS visitors FROM ( \
+           SELECT v.day, group_concat(s.source, ' ') AS sources \
+           FROM visitor_days v LEFT JOIN visitor_sources s \
+             ON s.store = v.store AND s.day = v.day AND s.visitor = v.visitor \
+           WHERE v.store = ?1 AND v.day BETWEEN ?2 AND ?3 AND {PEOPLE} \
+           GROUP BY v.day, v.visitor) \
+         GROUP BY day, sources"
+    );
+    for row in query(pool, &sources, store, &from, &to).await? {
+        let set: Option<String> = get(&row, "sources")?;
+        let set = set
+            .iter()
+            .flat_map(|text| text.split(' '))
+            .map(|source| Source::try_from(source.to_owned()).map_err(|_| invalid("source")))
+            .collect::<Result<Vec<Source>, StoreError>>()?;
+        let visitors = count(get(&row, "visitors")?);
+        days.day(day_of(&row)?).sources.add(&set, visitors);
+    }
+
+    let bits = serde_json::to_string(&step_bits(steps)).map_err(|_| invalid("funnel step"))?;
+    let funnel = format!(
+        "SELECT day, mask, COUNT(*) AS visitors FROM ( \
+           SELECT v.day, SUM(DISTINCT f.value->>1) AS mask \
+           FROM visitor_days v \
+           JOIN visitor_paths p ON p.store = v.store AND p.day = v.day AND p.visitor = v.visitor \
+           JOIN json_each(?4) f ON f.value->>0 = p.path \
+           WHERE v.store = ?1 AND v.day BETWEEN ?2 AND ?3 AND {PEOPLE} \
+           GROUP BY v.day, v.visitor) \
+         GROUP BY day, mask"
+    );
+    let rows = sqlx::query(&funnel)
+        .bind(store.as_str())
+        .bind(&from)
+        .bind(&to)
+        .bind(bits)
+        .fetch_all(pool)
+        .await
+        .map_err(failed)?;
+    for row in rows {
+        let mask = count(get(&row, "mask")?);
+        let visitors = count(get(&row, "visitors")?);
+        days.day(day_of(&row)?).add_steps(mask, visitors);
+    }
+
+    let paths = sqlx::query(
+        "SELECT date(hour, 'unixepoch') AS day, path, SUM(requests) AS requests, \
+                SUM(max(requests - bots - self_reads, 0)) AS people, \
+                SUM(bots) AS bots, SUM(self_reads) AS self_reads \
+         FROM hours WHERE store = ?1 AND hour >= unixepoch(?2) AND hour < unixepoch(?3, '+1 day') \
+         GROUP BY 1, path",
+    )
+    .bind(store.as_str())
+    .bind(&from)
+    .bind(&to)
+    .fetch_all(pool)
+    .await
+    .map_err(failed)?;
+    for row in paths {
+        days.day(day_of(&row)?).paths.push(PathTotal {
+            path: get(&row, "path")?,
+            requests: count(get(&row, "requests")?),
+            people: count(get(&row, "people")?),
+            bots: count(get(&row, "bots")?),
+            self_reads: count(get(&row, "self_reads")?),
+        });
+    }
+
+    Ok(days.finish())
+}
+
+async fn query(
+    pool: &SqlitePool,
+    sql: &str,
+    store: &StoreName,
+    from: &str,
+    to: &str,
+) -> Result<Vec<sqlx::sqlite::SqliteRow>, StoreError> {
+    sqlx::query(sql)
+        .bind(store.as_str())
+        .bind(from)
+        .bind(to)
+        .fetch_all(pool)
+        .await
+        .map_err(failed)
+}
