@@ -5,7 +5,8 @@
 //! kind stay). Then every card of one overview (`overview`, all cards
 //! together) is timed cold (a fresh Admin: no day summary kept) and live
 //! (100 new hits today before each read, so today is summed again every
-//! time), and the visitor table; 20 times each (BENCH_RUNS) after 2
+//! time; a read waits for that at most `FRESH_WAIT`), one sum of today
+//! alone (how far behind a live read's today can be), and the visitor table; 20 times each (BENCH_RUNS) after 2
 //! warm-ups, median and 95th percentile printed. SQLite always; PostgreSQL
 //! when TEST_DATABASE_URL names a server (a fresh database is made on it).
 //!
@@ -131,6 +132,18 @@ async fn measure(store: Arc<dyn ActivityStore>) {
         })
         .await;
     }
+    // How far behind a live read's today can be: one sum of today.
+    time("today summed again (the lag of a live read)", || async {
+        let today = Utc::now().date_naive();
+        let began = Instant::now();
+        let days = store
+            .day_summaries(today, today, admin.funnel())
+            .await
+            .expect("sums today");
+        assert_eq!(days.len(), 1);
+        began.elapsed()
+    })
+    .await;
     time("visitor table, 30 days", || async {
         let began = Instant::now();
         let (rows, total) = overview::visitors(&admin, 30, Utc::now()).await;

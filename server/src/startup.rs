@@ -100,6 +100,10 @@ impl Application {
         let (layer, writer) =
             activity::recording::start(counter, store.clone(), config.recorder.config());
         let admin = admin_tab(&config, &store, &read_stores, &writer)?;
+        tokio::spawn({
+            let admin = admin.clone();
+            async move { admin.warm_up().await }
+        });
         let router = routes::router(options).layer(admin.layer());
 
         Ok(Self {

@@ -125,6 +125,14 @@ impl Admin {
         self.0.recorder.as_deref()
     }
 
+    /// Sums every day the longest range shows, so that the first view after
+    /// a start does not wait for it: with 90 days of a busy site that takes
+    /// seconds, so run it in a background task.
+    pub async fn warm_up(&self) {
+        let longest = crate::model::RANGES.iter().copied().max().unwrap_or(365);
+        overview::overview(self, longest, Utc::now()).await;
+    }
+
     /// The day summaries kept between reads.
     fn summaries(&self) -> &Arc<SummaryCache> {
         &self.0.summaries

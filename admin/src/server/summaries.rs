@@ -301,6 +301,98 @@ mod tests {
         (summaries, stores[0].cost().operations - before)
     }
 
+    /// A store that takes 300 ms to sum days (a big one), in memory.
+    struct Slow(activity::store::MemoryStore);
+
+    #[async_trait::async_trait]
+    impl ActivityStore for Slow {
+        fn name(&self) -> &StoreName {
+            self.0.name()
+        }
+        async fn availability(&self) -> activity::rows::Availability {
+            self.0.availability().await
+        }
+        async fn record(&self, batch: &activity::rows::Batch) -> Result<(), StoreError> {
+            self.0.record(batch).await
+        }
+        async fn hours_since(
+            &self,
+            since: chrono::DateTime<Utc>,
+        ) -> Result<Vec<activity::rows::HourRow>, StoreError> {
+            self.0.hours_since(since).await
+        }
+        async fn visitors_since(
+            &self,
+            since: NaiveDate,
+        ) -> Result<Vec<activity::rows::VisitorDay>, StoreError> {
+            self.0.visitors_since(since).await
+        }
+        async fn day_summaries(
+            &self,
+            first: NaiveDate,
+            last: NaiveDate,
+            steps: &[FunnelStep],
+        ) -> Result<Vec<DaySummary>, StoreError> {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            self.0.day_summaries(first, last, steps).await
+        }
+        async fn enforce_retention(&self, now: chrono::DateTime<Utc>) -> Result<(), StoreError> {
+            self.0.enforce_retention(now).await
+        }
+        async fn expired_kinds_since(
+            &self,
+            since: NaiveDate,
+        ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
+            self.0.expired_kinds_since(since).await
+        }
+        fn cost(&self) -> activity::rows::Cost {
+            self.0.cost()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_slow_sum_shows_the_kept_day_once_then_the_new_one() {
+        let store = Slow(activity::store::MemoryStore::new(
+            StoreName::parse("slow").expect("a name"),
+            Retention::default(),
+        ));
+        let stores: Vec<Arc<dyn ActivityStore>> = vec![Arc::new(store)];
+        let today = Utc::now().date_naive();
+        let name = stores[0].name().clone();
+        let day = today - Days::new(1);
+        let rows = activity::sample::day_rows(&name, day, 30, 1);
+        stores[0].record(&rows).await.expect("kept");
+        let cache = Arc::new(SummaryCache::default());
+        let (before, _) = read(&cache, &stores, today).await;
+        assert_eq!(before.len(), 1, "a day never summed is waited for");
+
+        let more = activity::sample::day_rows(&name, day, 50, 2);
+        stores[0].record(&more).await.expect("kept");
+        let (kept, _) = read(&cache, &stores, today).await;
+        assert_eq!(
+            kept, before,
+            "summing takes longer than FRESH_WAIT: the kept day"
+        );
+        let reference = summary::read_and_summarize(
+            stores[0].as_ref(),
+            today - Days::new(4),
+            today,
+            &default_funnel(),
+        )
+        .await
+        .expect("reads rows");
+        assert_ne!(reference, before, "the new rows change the day");
+        let mut now = Vec::new();
+        for _ in 0..50 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            now = read(&cache, &stores, today).await.0;
+            if now == reference {
+                break;
+            }
+        }
+        assert_eq!(now, reference, "the refresh lands");
+    }
+
     #[tokio::test]
     async fn a_day_is_read_again_only_when_its_figures_change() {
         let folder = tempfile::tempdir().expect("a folder");
