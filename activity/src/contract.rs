@@ -211,6 +211,38 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
     );
 
     summaries_contract(store, today, old_day).await;
+    ledger_contract(store).await;
+}
+
+/// The import ledger keeps the last word per log, apart from other logs.
+async fn ledger_contract(store: &dyn ActivityStore) {
+    use crate::store::Imported;
+    let entry = |log: &str, bytes| Imported {
+        log: log.to_owned(),
+        bytes,
+        digest: format!("{bytes:064x}"),
+    };
+    let nothing = store
+        .imported("a")
+        .await
+        .unwrap_or_else(|e| panic!("reads the ledger: {e}"));
+    assert_eq!(nothing, None, "nothing imported yet");
+    for noted in [entry("a", 10), entry("a", 25), entry("b", 7)] {
+        store
+            .mark_imported(&noted)
+            .await
+            .unwrap_or_else(|e| panic!("notes an import: {e}"));
+    }
+    let a = store
+        .imported("a")
+        .await
+        .unwrap_or_else(|e| panic!("reads the ledger: {e}"));
+    assert_eq!(a, Some(entry("a", 25)), "the last word");
+    let b = store
+        .imported("b")
+        .await
+        .unwrap_or_else(|e| panic!("reads the ledger: {e}"));
+    assert_eq!(b, Some(entry("b", 7)));
 }
 
 /// The store's own day summaries and day totals equal what its rows say

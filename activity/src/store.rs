@@ -55,6 +55,19 @@ impl Retention {
     }
 }
 
+/// What a store has imported of one access log (`whocomes import`): the
+/// log is known by `log`, the SHA-256 of its first 4 KiB; its first `bytes`
+/// bytes were imported, and `digest` is their SHA-256.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Imported {
+    /// The log's identity.
+    pub log: String,
+    /// How many of its bytes were imported.
+    pub bytes: u64,
+    /// The SHA-256 of those bytes, in hex.
+    pub digest: String,
+}
+
 /// A place that keeps activity.
 #[async_trait]
 pub trait ActivityStore: Send + Sync {
@@ -122,6 +135,22 @@ pub trait ActivityStore: Send + Sync {
         &self,
         since: NaiveDate,
     ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError>;
+
+    /// What was imported of the log known as `log`, if any of it was.
+    async fn imported(&self, log: &str) -> Result<Option<Imported>, StoreError> {
+        let _ = log;
+        Err(StoreError::Unavailable(
+            "this store keeps no import ledger".to_owned(),
+        ))
+    }
+
+    /// Notes what was imported of a log (replacing what was noted before).
+    async fn mark_imported(&self, imported: &Imported) -> Result<(), StoreError> {
+        let _ = imported;
+        Err(StoreError::Unavailable(
+            "this store keeps no import ledger".to_owned(),
+        ))
+    }
 
     /// What keeping activity has cost so far.
     fn cost(&self) -> Cost;
@@ -223,6 +252,7 @@ pub struct MemoryStore {
     retention: Retention,
     kept: Mutex<Batch>,
     expired: Mutex<BTreeMap<NaiveDate, KindCounts>>,
+    imports: Mutex<BTreeMap<String, Imported>>,
     meter: CostMeter,
     failing: Mutex<Option<String>>,
 }
@@ -232,6 +262,7 @@ impl MemoryStore {
     pub fn new(name: StoreName, retention: Retention) -> Self {
         Self {
             name,
+            imports: Mutex::default(),
             retention,
             kept: Mutex::new(Batch::default()),
             expired: Mutex::new(BTreeMap::new()),
@@ -335,6 +366,23 @@ impl ActivityStore for MemoryStore {
             let hour_cutoff = now - Duration::from_secs(u64::from(days) * 86_400);
             kept.hours.retain(|row| row.hour >= hour_cutoff);
         }
+        Ok(())
+    }
+
+    async fn imported(&self, log: &str) -> Result<Option<Imported>, StoreError> {
+        Ok(self
+            .imports
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(log)
+            .cloned())
+    }
+
+    async fn mark_imported(&self, imported: &Imported) -> Result<(), StoreError> {
+        self.imports
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(imported.log.clone(), imported.clone());
         Ok(())
     }
 

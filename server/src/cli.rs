@@ -54,6 +54,12 @@ pub enum Command {
     /// Print what the store holds: `hours` (requests per hour and path) or
     /// `visitors` (one row per visitor-day), as JSON or CSV.
     Export(crate::export::ExportArgs),
+    /// Replay Apache/nginx access logs (combined or common format, `.gz`
+    /// read directly, `-` for stdin) into the store through the same rules
+    /// as `serve`, and print what was counted and what was not, and why.
+    /// A log imported before is not counted again (the store keeps an
+    /// import ledger); a log that has grown adds only its new lines.
+    Import(Box<crate::import::ImportArgs>),
 }
 
 /// How to explain requests: the same counting flags as `serve`.
@@ -106,7 +112,9 @@ mod tests {
             .into_command()
         {
             Command::Serve(args) => *args,
-            Command::Explain(_) | Command::Export(_) => panic!("expected serve"),
+            Command::Explain(_) | Command::Export(_) | Command::Import(_) => {
+                panic!("expected serve")
+            }
         }
     }
 

@@ -19,6 +19,7 @@ pub mod cli;
 pub mod counting;
 pub mod explain;
 pub mod export;
+pub mod import;
 pub mod key;
 pub mod reconnect;
 pub mod routes;

@@ -42,6 +42,11 @@ async fn run(command: Command) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Explain(args) => explain(args),
+        Command::Import(args) => {
+            let tally = server::import::import(&args).await?;
+            print!("{tally}");
+            Ok(())
+        }
         Command::Export(args) => {
             let rows = server::export::export(&args, std::io::stdout().lock()).await?;
             eprintln!("whocomes export: {rows} rows");

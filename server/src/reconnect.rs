@@ -9,9 +9,10 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use activity::StoreName;
-use activity::report::KindCounts;
+use activity::report::{FunnelStep, KindCounts};
 use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
-use activity::store::{ActivityStore, NullStore, StoreError};
+use activity::store::{ActivityStore, Imported, NullStore, StoreError};
+use activity::summary::DaySummary;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 
@@ -112,6 +113,27 @@ impl ActivityStore for ReconnectingStore {
         since: NaiveDate,
     ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
         self.current().expired_kinds_since(since).await
+    }
+
+    async fn day_summaries(
+        &self,
+        first: NaiveDate,
+        last: NaiveDate,
+        steps: &[FunnelStep],
+    ) -> Result<Vec<DaySummary>, StoreError> {
+        self.current().day_summaries(first, last, steps).await
+    }
+
+    async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        self.current().day_requests(since).await
+    }
+
+    async fn imported(&self, log: &str) -> Result<Option<Imported>, StoreError> {
+        self.current().imported(log).await
+    }
+
+    async fn mark_imported(&self, imported: &Imported) -> Result<(), StoreError> {
+        self.current().mark_imported(imported).await
     }
 
     fn cost(&self) -> Cost {

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use activity::StoreName;
 use activity::report::{FunnelStep, KindCounts};
 use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
-use activity::store::{ActivityStore, CostMeter, Retention, StoreError};
+use activity::store::{ActivityStore, CostMeter, Imported, Retention, StoreError};
 use activity::summary::{self as reference, DaySummary, MAX_STEPS};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -168,6 +168,41 @@ impl ActivityStore for SqliteStore {
     ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
         let started = Instant::now();
         let result = read::expired_kinds_since(&self.pool, &self.name, since).await;
+        self.metered(started, result)
+    }
+
+    async fn imported(&self, log: &str) -> Result<Option<Imported>, StoreError> {
+        let started = Instant::now();
+        let row: Result<Option<(i64, String)>, StoreError> =
+            sqlx::query_as("SELECT bytes, digest FROM imports WHERE store = ?1 AND log = ?2")
+                .bind(self.name.as_str())
+                .bind(log)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(failed);
+        let result = row.map(|row| {
+            row.map(|(bytes, digest)| Imported {
+                log: log.to_owned(),
+                bytes: u64::try_from(bytes).unwrap_or(0),
+                digest,
+            })
+        });
+        self.metered(started, result)
+    }
+
+    async fn mark_imported(&self, imported: &Imported) -> Result<(), StoreError> {
+        let started = Instant::now();
+        let result = sqlx::query(
+            "INSERT INTO imports (store, log, bytes, digest) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (store, log) DO UPDATE SET bytes = excluded.bytes, digest = excluded.digest",
+        )
+        .bind(self.name.as_str())
+        .bind(&imported.log)
+        .bind(i64::try_from(imported.bytes).unwrap_or(i64::MAX))
+        .bind(&imported.digest)
+        .execute(&self.pool)
+        .await
+        .map(|_| ())
+        .map_err(failed);
         self.metered(started, result)
     }
 

@@ -1,0 +1,170 @@
+//! Not counting a log twice. A store keeps, per log it imported, the log's
+//! identity (SHA-256 of its first 4 KiB), how many bytes were imported and
+//! the SHA-256 of those bytes (`activity::store::Imported`). Importing
+//! again skips that many bytes when the log still starts with exactly them
+//! (the same file, or the same file grown since); any other log is new.
+
+use std::io::{self, BufRead};
+
+use activity::store::Imported;
+use sha2::{Digest, Sha256};
+
+/// The bytes that identify a log.
+pub const IDENTITY_BYTES: usize = 4096;
+
+/// What to do with a log, given what the store says it imported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Plan {
+    /// Import from this byte on (0: the whole log).
+    From(u64),
+    /// The store imported more of this log than the file holds (a
+    /// truncated copy): import nothing.
+    Nothing,
+}
+
+/// Hashes bytes as they are read.
+#[derive(Clone, Default)]
+pub struct Hasher {
+    sha: Sha256,
+    identity: Vec<u8>,
+    bytes: u64,
+}
+
+impl Hasher {
+    /// Adds the next bytes of the log (line endings included).
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.sha.update(bytes);
+        let room = IDENTITY_BYTES.saturating_sub(self.identity.len());
+        self.identity
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
+        self.bytes += bytes.len() as u64;
+    }
+
+    /// The log's identity so far (final once 4 KiB have been read).
+    pub fn identity(&self) -> String {
+        hex(&Sha256::digest(&self.identity))
+    }
+
+    /// The ledger entry for everything added.
+    pub fn finish(self) -> Imported {
+        let identity = self.identity();
+        Imported {
+            log: identity,
+            bytes: self.bytes,
+            digest: hex(&self.sha.finalize()),
+        }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Reads the whole log once to decide: its identity, and whether it starts
+/// with the bytes `known` says were imported. `known` is looked up by
+/// identity once the first 4 KiB are read.
+pub async fn plan<F, Fut>(input: &mut dyn BufRead, known: F) -> io::Result<Plan>
+where
+    F: FnOnce(String) -> Fut,
+    Fut: Future<Output = Option<Imported>>,
+{
+    let mut hasher = Hasher::default();
+    let mut first = vec![0; IDENTITY_BYTES];
+    let mut filled = 0;
+    while filled < IDENTITY_BYTES {
+        let read = input.read(&mut first[filled..])?;
+        if read == 0 {
+            break;
+        }
+        filled += read;
+    }
+    hasher.update(&first[..filled]);
+    let Some(imported) = known(hasher.identity()).await else {
+        return Ok(Plan::From(0));
+    };
+    // Hash exactly `imported.bytes` bytes of the log, if it has them.
+    let mut left = imported.bytes.saturating_sub(filled as u64);
+    if imported.bytes < filled as u64 {
+        // Imported less than the identity: rehash from the start.
+        hasher = Hasher::default();
+        hasher.update(&first[..usize::try_from(imported.bytes).unwrap_or(0)]);
+        left = 0;
+    }
+    while left > 0 {
+        let available = input.fill_buf()?;
+        if available.is_empty() {
+            return Ok(Plan::Nothing);
+        }
+        let take = available
+            .len()
+            .min(usize::try_from(left).unwrap_or(usize::MAX));
+        hasher.update(&available[..take]);
+        input.consume(take);
+        left -= take as u64;
+    }
+    let prefix = hasher.finish();
+    Ok(if prefix.digest == imported.digest {
+        Plan::From(imported.bytes)
+    } else {
+        Plan::From(0)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(text: &[u8]) -> Imported {
+        let mut hasher = Hasher::default();
+        hasher.update(text);
+        hasher.finish()
+    }
+
+    async fn plan_of(log: &[u8], known: Option<Imported>) -> Plan {
+        let mut input: &[u8] = log;
+        plan(&mut input, |_| async { known }).await.expect("reads")
+    }
+
+    #[tokio::test]
+    async fn a_known_log_is_skipped_a_grown_one_resumed_another_imported() {
+        let log = "line\n".repeat(2000).into_bytes();
+        assert_eq!(plan_of(&log, None).await, Plan::From(0));
+        assert_eq!(
+            plan_of(&log, Some(entry(&log))).await,
+            Plan::From(log.len() as u64),
+            "the same log: nothing new"
+        );
+        let mut grown = log.clone();
+        grown.extend_from_slice(b"more\n");
+        assert_eq!(
+            plan_of(&grown, Some(entry(&log))).await,
+            Plan::From(log.len() as u64),
+            "a grown log: only the new end"
+        );
+        let mut changed = log.clone();
+        changed[9000] = b'X';
+        assert_eq!(
+            plan_of(&changed, Some(entry(&log))).await,
+            Plan::From(0),
+            "same start, other content: a new log"
+        );
+        assert_eq!(
+            plan_of(&log[..6000], Some(entry(&log))).await,
+            Plan::Nothing,
+            "a truncated copy"
+        );
+        let short = b"tiny\n".to_vec();
+        assert_eq!(plan_of(&short, Some(entry(&short))).await, Plan::From(5));
+    }
+
+    #[test]
+    fn the_identity_is_the_first_four_kib() {
+        let log = "line\n".repeat(2000).into_bytes();
+        let mut whole = Hasher::default();
+        whole.update(&log);
+        let mut start = Hasher::default();
+        start.update(&log[..IDENTITY_BYTES]);
+        assert_eq!(whole.identity(), start.identity());
+        assert_ne!(whole.finish().digest, start.finish().digest);
+    }
+}

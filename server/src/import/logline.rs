@@ -1,0 +1,345 @@
+//! One access-log line in Apache/nginx *combined* or *common* format, taken
+//! apart: `host ident user [time] "request" status bytes` and, in combined,
+//! `"referer" "user-agent"`. Quoted fields are unescaped (`\"`, `\\`,
+//! `\xHH`). A line that does not fit says why in words that never hold any
+//! of its bytes.
+
+use std::net::IpAddr;
+
+use activity::address::parse_address;
+use chrono::{DateTime, Utc};
+
+/// The longest line read; longer ones are malformed (and never buffered whole).
+pub const MAX_LINE_BYTES: usize = 16 * 1024;
+
+/// Which fields a line has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// `host ident user [time] "request" status bytes "referer" "user-agent"`.
+    Combined,
+    /// The same without referer and user agent.
+    Common,
+}
+
+/// What a log line says about one request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogRequest {
+    /// The client's address.
+    pub peer: IpAddr,
+    /// When it was received, in UTC.
+    pub at: DateTime<Utc>,
+    /// The method.
+    pub method: String,
+    /// The request target, as logged (path and query).
+    pub target: Vec<u8>,
+    /// The answer's status code.
+    pub status: u16,
+    /// The `Referer` header, if logged and not `-`.
+    pub referer: Option<String>,
+    /// The `User-Agent` header, if logged and not `-`.
+    pub user_agent: Option<String>,
+}
+
+/// Why a line is not a request. The words never hold the line's bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, thiserror::Error)]
+pub enum LineError {
+    /// Longer than [`MAX_LINE_BYTES`].
+    #[error("longer than {MAX_LINE_BYTES} bytes")]
+    TooLong,
+    /// A field is missing: the line ends early.
+    #[error("truncated: a field is missing")]
+    Truncated,
+    /// The first field is not an IP address (a host name, or garbage).
+    #[error("the client is not an IP address")]
+    NotAnAddress,
+    /// The `[time]` field cannot be read.
+    #[error("the time is not [dd/Mon/yyyy:hh:mm:ss +zzzz]")]
+    BadTime,
+    /// The request field is not `METHOD TARGET PROTOCOL` (a TLS handshake
+    /// on the HTTP port, a bare `-`, binary bytes).
+    #[error("not an HTTP request line")]
+    NotHttp,
+    /// The status is not three digits.
+    #[error("the status is not a 3-digit code")]
+    BadStatus,
+    /// A quoted field is not closed, or bytes follow the last field.
+    #[error("a quoted field is not closed, or the line has extra fields")]
+    BadQuoting,
+}
+
+/// Reads one line (without its line ending).
+pub fn parse(line: &[u8], format: LogFormat) -> Result<LogRequest, LineError> {
+    if line.len() > MAX_LINE_BYTES {
+        return Err(LineError::TooLong);
+    }
+    let mut rest = Fields(line);
+    let host = rest.word().ok_or(LineError::Truncated)?;
+    let peer = std::str::from_utf8(host)
+        .ok()
+        .and_then(parse_address)
+        .ok_or(LineError::NotAnAddress)?;
+    rest.word().ok_or(LineError::Truncated)?; // ident
+    rest.word().ok_or(LineError::Truncated)?; // user
+    let at = rest.bracketed().ok_or(LineError::Truncated)?;
+    let at = parse_time(at)?;
+    let request = rest.quoted()?.ok_or(LineError::Truncated)?;
+    let (method, target) = request_line(&request)?;
+    let status = rest.word().ok_or(LineError::Truncated)?;
+    let status = std::str::from_utf8(status)
+        .ok()
+        .filter(|s| s.len() == 3)
+        .and_then(|s| s.parse::<u16>().ok())
+        .filter(|s| (100..=599).contains(s))
+        .ok_or(LineError::BadStatus)?;
+    rest.word().ok_or(LineError::Truncated)?; // bytes
+    let (referer, user_agent) = match format {
+        LogFormat::Common => (None, None),
+        LogFormat::Combined => {
+            let referer = rest.quoted()?.ok_or(LineError::Truncated)?;
+            let agent = rest.quoted()?.ok_or(LineError::Truncated)?;
+            (header(referer), header(agent))
+        }
+    };
+    // nginx may log more fields after these; anything unquoted that is
+    // not a field is a sign of a broken line.
+    if !rest.only_fields_left() {
+        return Err(LineError::BadQuoting);
+    }
+    Ok(LogRequest {
+        peer,
+        at,
+        method,
+        target,
+        status,
+        referer,
+        user_agent,
+    })
+}
+
+fn parse_time(text: &[u8]) -> Result<DateTime<Utc>, LineError> {
+    let text = std::str::from_utf8(text).map_err(|_| LineError::BadTime)?;
+    DateTime::parse_from_str(text, "%d/%b/%Y:%H:%M:%S %z")
+        .map(|at| at.with_timezone(&Utc))
+        .map_err(|_| LineError::BadTime)
+}
+
+/// `METHOD TARGET PROTOCOL` (HTTP/0.9's `METHOD TARGET` too).
+fn request_line(request: &[u8]) -> Result<(String, Vec<u8>), LineError> {
+    let mut parts = request.split(|b| *b == b' ').filter(|p| !p.is_empty());
+    let method = parts.next().ok_or(LineError::NotHttp)?;
+    let target = parts.next().ok_or(LineError::NotHttp)?;
+    let protocol = parts.next();
+    let is_token = |part: &[u8]| !part.is_empty() && part.iter().all(u8::is_ascii_uppercase);
+    let http = protocol.is_none_or(|p| p.starts_with(b"HTTP/"));
+    if !is_token(method)
+        || !http
+        || parts.next().is_some()
+        || !target.iter().all(u8::is_ascii_graphic)
+    {
+        return Err(LineError::NotHttp);
+    }
+    let method = String::from_utf8(method.to_vec()).map_err(|_| LineError::NotHttp)?;
+    Ok((method, target.to_vec()))
+}
+
+/// A logged header as the live layer would read it: `-` is none, and so is
+/// a value with bytes an HTTP header value cannot be read as text with
+/// (anything but visible ASCII, space and tab), as `http`'s `to_str` refuses it.
+fn header(value: Vec<u8>) -> Option<String> {
+    let readable = |b: &u8| *b == b'\t' || (b' '..=b'~').contains(b);
+    if value.is_empty() || value == b"-" || !value.iter().all(readable) {
+        return None;
+    }
+    String::from_utf8(value).ok()
+}
+
+/// The rest of a line, read field by field.
+struct Fields<'a>(&'a [u8]);
+
+impl<'a> Fields<'a> {
+    fn skip_spaces(&mut self) {
+        while let [b' ' | b'\t', rest @ ..] = self.0 {
+            self.0 = rest;
+        }
+    }
+
+    /// The next unquoted field.
+    fn word(&mut self) -> Option<&'a [u8]> {
+        self.skip_spaces();
+        let end = self
+            .0
+            .iter()
+            .position(|b| *b == b' ' || *b == b'\t')
+            .unwrap_or(self.0.len());
+        let (word, rest) = self.0.split_at(end);
+        self.0 = rest;
+        (!word.is_empty()).then_some(word)
+    }
+
+    /// The next `[…]` field, without its brackets.
+    fn bracketed(&mut self) -> Option<&'a [u8]> {
+        self.skip_spaces();
+        let inner = self.0.strip_prefix(b"[")?;
+        let end = inner.iter().position(|b| *b == b']')?;
+        self.0 = &inner[end + 1..];
+        Some(&inner[..end])
+    }
+
+    /// The next `"…"` field, unescaped; `None` when the line has ended.
+    fn quoted(&mut self) -> Result<Option<Vec<u8>>, LineError> {
+        self.skip_spaces();
+        if self.0.is_empty() {
+            return Ok(None);
+        }
+        let mut bytes = self.0.strip_prefix(b"\"").ok_or(LineError::BadQuoting)?;
+        let mut value = Vec::new();
+        loop {
+            match bytes {
+                [] => return Err(LineError::BadQuoting),
+                [b'"', rest @ ..] => {
+                    self.0 = rest;
+                    return Ok(Some(value));
+                }
+                [b'\\', b'x', high, low, rest @ ..]
+                    if high.is_ascii_hexdigit() && low.is_ascii_hexdigit() =>
+                {
+                    let hex = [*high, *low];
+                    let text = std::str::from_utf8(&hex).map_err(|_| LineError::BadQuoting)?;
+                    value.push(u8::from_str_radix(text, 16).map_err(|_| LineError::BadQuoting)?);
+                    bytes = rest;
+                }
+                [b'\\', escaped, rest @ ..] => {
+                    value.push(*escaped);
+                    bytes = rest;
+                }
+                [byte, rest @ ..] => {
+                    value.push(*byte);
+                    bytes = rest;
+                }
+            }
+        }
+    }
+
+    /// Whether what is left is nothing, or further quoted or plain fields
+    /// (nginx's extra variables), each well formed.
+    fn only_fields_left(&mut self) -> bool {
+        loop {
+            self.skip_spaces();
+            match self.0.first() {
+                None => return true,
+                Some(b'"') => {
+                    if self.quoted().is_err() {
+                        return false;
+                    }
+                }
+                Some(_) => {
+                    self.word();
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COMBINED: &str = r#"203.0.113.9 - - [17/May/2015:10:05:03 +0200] "GET /about?x=1 HTTP/1.1" 404 203 "https://www.linkedin.com/feed/" "Mozilla/5.0 (X11; Linux) \"quoted\" \x41""#;
+
+    #[test]
+    fn a_combined_line_is_taken_apart() {
+        let request = parse(COMBINED.as_bytes(), LogFormat::Combined).expect("a request");
+        assert_eq!(request.peer.to_string(), "203.0.113.9");
+        assert_eq!(request.at.to_rfc3339(), "2015-05-17T08:05:03+00:00", "UTC");
+        assert_eq!(request.method, "GET");
+        assert_eq!(request.target, b"/about?x=1");
+        assert_eq!(request.status, 404);
+        assert_eq!(
+            request.referer.as_deref(),
+            Some("https://www.linkedin.com/feed/")
+        );
+        assert_eq!(
+            request.user_agent.as_deref(),
+            Some("Mozilla/5.0 (X11; Linux) \"quoted\" A")
+        );
+    }
+
+    #[test]
+    fn a_common_line_has_no_headers() {
+        let line =
+            r#"2001:db8::1 - frank [10/Oct/2000:13:55:36 -0700] "POST /api/x HTTP/1.0" 200 2326"#;
+        let request = parse(line.as_bytes(), LogFormat::Common).expect("a request");
+        assert_eq!(request.peer.to_string(), "2001:db8::1");
+        assert_eq!(request.at.to_rfc3339(), "2000-10-10T20:55:36+00:00");
+        assert_eq!((request.user_agent, request.referer), (None, None));
+    }
+
+    #[test]
+    fn broken_lines_say_why_without_their_bytes() {
+        let cases: &[(&str, LineError)] = &[
+            ("", LineError::Truncated),
+            ("203.0.113.9 - -", LineError::Truncated),
+            (
+                "host.example - - [17/May/2015:10:05:03 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"-\"",
+                LineError::NotAnAddress,
+            ),
+            (
+                "203.0.113.9 - - [17/Mai/2015:10:05:03 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"-\"",
+                LineError::BadTime,
+            ),
+            (
+                "203.0.113.9 - - [17/May/2015:10:05:03 +0000] \"\\x16\\x03\\x01\" 400 1 \"-\" \"-\"",
+                LineError::NotHttp,
+            ),
+            (
+                "203.0.113.9 - - [17/May/2015:10:05:03 +0000] \"-\" 408 0 \"-\" \"-\"",
+                LineError::NotHttp,
+            ),
+            (
+                "203.0.113.9 - - [17/May/2015:10:05:03 +0000] \"GET / HTTP/1.1\" 2000 1 \"-\" \"-\"",
+                LineError::BadStatus,
+            ),
+            (
+                "203.0.113.9 - - [17/May/2015:10:05:03 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"Mozilla/5.0 (Windows",
+                LineError::BadQuoting,
+            ),
+            (
+                "203.0.113.9 - - [17/May/2015:10:05:03 +0000] \"GET / HTTP/1.1\" 200 1 \"-\"",
+                LineError::Truncated,
+            ),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(
+                parse(line.as_bytes(), LogFormat::Combined),
+                Err(*expected),
+                "{line}"
+            );
+        }
+        let long = format!(
+            "203.0.113.9 - - [17/May/2015:10:05:03 +0000] \"GET /{} HTTP/1.1\" 200 1",
+            "a".repeat(MAX_LINE_BYTES)
+        );
+        assert_eq!(
+            parse(long.as_bytes(), LogFormat::Common),
+            Err(LineError::TooLong)
+        );
+        // The messages never echo a line.
+        for (line, error) in cases {
+            assert!(line.is_empty() || !error.to_string().contains(&line[..5.min(line.len())]));
+        }
+    }
+
+    #[test]
+    fn a_header_the_layer_could_not_read_is_none() {
+        let line = r#"203.0.113.9 - - [17/May/2015:10:05:03 +0000] "GET / HTTP/1.1" 200 1 "http://\xe4\xe5.example/" "Mozilla/5.0""#;
+        let request = parse(line.as_bytes(), LogFormat::Combined).expect("a request");
+        assert_eq!(request.referer, None);
+        assert_eq!(request.user_agent.as_deref(), Some("Mozilla/5.0"));
+    }
+
+    #[test]
+    fn nginx_extra_fields_are_allowed() {
+        let line = format!("{COMBINED} \"-\" rt=0.002");
+        assert!(parse(line.as_bytes(), LogFormat::Combined).is_ok());
+    }
+}

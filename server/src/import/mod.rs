@@ -1,0 +1,250 @@
+//! `whocomes import`: replays Apache/nginx access logs into a store through
+//! exactly the rules `serve` applies — each line becomes the request it
+//! describes and goes through `activity::Counter::count`, and the hits
+//! through the same batch writer. A store's import ledger (`ledger.rs`)
+//! keeps a log from being counted twice.
+
+pub mod ledger;
+pub mod lines;
+pub mod logline;
+pub mod progress;
+pub mod tally;
+
+use std::collections::HashMap;
+use std::io::{self, BufRead};
+use std::path::PathBuf;
+
+use activity::recording::start_feed;
+use activity::store::Imported;
+use activity::{Counter, RequestView};
+use anyhow::Context as _;
+use clap::Args;
+
+use crate::counting::CountingArgs;
+use crate::storage::{RecorderArgs, StoreArgs};
+use ledger::{Hasher, Plan};
+use lines::{Line, next_line};
+use logline::{LogFormat, MAX_LINE_BYTES};
+use progress::Progress;
+use tally::Tally;
+
+/// What to import, and where: the same store, key, rules and store-name
+/// flags as `serve`.
+#[derive(Clone, Debug, Args)]
+pub struct ImportArgs {
+    /// The logs' line format.
+    #[arg(long, value_enum, default_value = "combined")]
+    pub format: LogFormat,
+
+    /// Access logs to import, in order (`-`: stdin; gzip is read directly).
+    /// Stdin is read once, so it is not checked against the import ledger.
+    #[arg(required = true)]
+    pub logs: Vec<PathBuf>,
+
+    /// No progress output (the summary is still printed).
+    #[arg(long)]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub counting: CountingArgs,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
+
+    #[command(flatten)]
+    pub recorder: RecorderArgs,
+}
+
+/// Imports every log of `args` and says what it saw. Malformed lines are
+/// counted, never fatal; a log that cannot be opened stops the import
+/// before anything of it is noted in the ledger.
+pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
+    let name = args.store.store_name()?;
+    let key = args
+        .counting
+        .site_key(Some(&args.store.data_dir))?
+        .context("a site key is always given or made in the data folder")?;
+    let counter = args.counting.counter(key, name.clone())?;
+    let store = args
+        .store
+        .open_once(name)
+        .await
+        .map_err(|reason| anyhow::anyhow!("cannot open the store: {reason}"))?;
+    let (feed, writer) = start_feed(store.clone(), args.recorder.config());
+    let mut progress = Progress::new(args.quiet);
+    let mut tally = Tally::default();
+    let mut noted: HashMap<String, Imported> = HashMap::new();
+
+    for path in &args.logs {
+        let label = path.display().to_string();
+        let from = if path.as_os_str() == "-" {
+            0
+        } else {
+            let mut input = lines::open(path).with_context(|| format!("cannot open {label}"))?;
+            let plan = ledger::plan(&mut *input, |log| {
+                let known = noted.get(&log).cloned();
+                let store = store.clone();
+                async move {
+                    match known {
+                        Some(known) => Some(known),
+                        None => store.imported(&log).await.ok().flatten(),
+                    }
+                }
+            })
+            .await
+            .with_context(|| format!("cannot read {label}"))?;
+            match plan {
+                Plan::From(from) => from,
+                Plan::Nothing => {
+                    tally.truncated_copies += 1;
+                    continue;
+                }
+            }
+        };
+        let input = lines::open(path).with_context(|| format!("cannot open {label}"))?;
+        let mut input = Hashing {
+            inner: input,
+            hasher: Hasher::default(),
+        };
+        let (skipped, lines_before) = skip(&mut input, from)?;
+        tally.already_imported_bytes += skipped;
+        read_log(
+            &mut input,
+            lines_before,
+            &label,
+            args.format,
+            &counter,
+            &feed,
+            &mut tally,
+            &mut progress,
+        )
+        .await
+        .with_context(|| format!("cannot read {label}"))?;
+        if path.as_os_str() != "-" {
+            let imported = input.hasher.finish();
+            noted.insert(imported.log.clone(), imported);
+        }
+    }
+    drop(feed);
+    let written = writer.finish().await;
+    eprintln!("whocomes import: {}", progress.finish(tally.lines));
+    anyhow::ensure!(
+        written.lost == 0 && written.dropped == 0,
+        "{} hits could not be written ({} lost, {} dropped); the import ledger is unchanged, so importing again retries these logs",
+        written.lost + written.dropped,
+        written.lost,
+        written.dropped
+    );
+    for imported in noted.values() {
+        store
+            .mark_imported(imported)
+            .await
+            .context("the hits are written, but the import ledger could not be updated")?;
+    }
+    store.close().await;
+    Ok(tally)
+}
+
+/// Reads and counts every line of one log (its first `lines_before` lines
+/// were skipped, so line numbers go on from there).
+async fn read_log(
+    input: &mut dyn BufRead,
+    lines_before: u64,
+    label: &str,
+    format: LogFormat,
+    counter: &Counter,
+    feed: &activity::recording::HitFeed,
+    tally: &mut Tally,
+    progress: &mut Progress,
+) -> anyhow::Result<()> {
+    let mut line = Line::default();
+    let mut number = lines_before;
+    while next_line(input, &mut line, MAX_LINE_BYTES)? {
+        number += 1;
+        tally.lines += 1;
+        progress.lines(tally.lines, label);
+        if line.too_long {
+            tally.malformed(label, number, logline::LineError::TooLong);
+            continue;
+        }
+        if line.bytes.iter().all(u8::is_ascii_whitespace) {
+            tally.blank += 1;
+            continue;
+        }
+        let request = match logline::parse(&line.bytes, format) {
+            Ok(request) => request,
+            Err(error) => {
+                tally.malformed(label, number, error);
+                continue;
+            }
+        };
+        let view = RequestView {
+            method: &request.method,
+            target: &request.target,
+            user_agent: request.user_agent.as_deref(),
+            referer: request.referer.as_deref(),
+            accept: None,
+            sec_fetch_dest: None,
+            host: None,
+            x_forwarded_for: Vec::new(),
+            forwarded: Vec::new(),
+        };
+        let decision = counter.count(&view, Some(request.peer), request.at);
+        tally.decided(&decision);
+        if let Some(hit) = decision.hit {
+            feed.send(hit)
+                .await
+                .context("the writer stopped during the import")?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads and drops the first `bytes` bytes (already imported); returns how
+/// many there were and how many lines they held.
+fn skip(input: &mut dyn BufRead, bytes: u64) -> io::Result<(u64, u64)> {
+    let (mut left, mut lines) = (bytes, 0);
+    while left > 0 {
+        let available = input.fill_buf()?;
+        if available.is_empty() {
+            break;
+        }
+        let take = available
+            .len()
+            .min(usize::try_from(left).unwrap_or(usize::MAX));
+        lines += available[..take].iter().filter(|b| **b == b'\n').count() as u64;
+        input.consume(take);
+        left -= take as u64;
+    }
+    Ok((bytes - left, lines))
+}
+
+/// A log being read, hashed as its bytes are consumed (for the ledger).
+struct Hashing {
+    inner: Box<dyn BufRead>,
+    hasher: Hasher,
+}
+
+impl io::Read for Hashing {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Hashing {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        if let Ok(available) = self.inner.fill_buf() {
+            let amount = amount.min(available.len());
+            self.hasher.update(&available[..amount]);
+        }
+        self.inner.consume(amount);
+    }
+}

@@ -1,0 +1,70 @@
+//! Progress while importing: a spinner with lines and lines/s on a
+//! terminal; a plain line every few seconds otherwise (logs, CI).
+
+use std::io::IsTerminal as _;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// How often the plain form prints.
+const PLAIN_EVERY: Duration = Duration::from_secs(5);
+
+/// Shows how far an import has got.
+#[derive(Debug)]
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    started: Instant,
+    last_plain: Instant,
+}
+
+impl Progress {
+    /// A spinner on a terminal, plain lines otherwise; `quiet`: nothing.
+    pub fn new(quiet: bool) -> Self {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::new_spinner();
+            let style = ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner());
+            bar.set_style(style);
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        });
+        let now = Instant::now();
+        Self {
+            bar,
+            started: now,
+            last_plain: if quiet { now + Duration::MAX / 2 } else { now },
+        }
+    }
+
+    fn rate(&self, lines: u64) -> f64 {
+        lines as f64 / self.started.elapsed().as_secs_f64().max(1e-3)
+    }
+
+    /// Reports `lines` read so far (call often; it is cheap).
+    pub fn lines(&mut self, lines: u64, log: &str) {
+        if lines % 4096 != 0 {
+            return;
+        }
+        let message = format!("{log}: {lines} lines, {:.0} lines/s", self.rate(lines));
+        match &self.bar {
+            Some(bar) => bar.set_message(message),
+            None if self.last_plain.elapsed() >= PLAIN_EVERY => {
+                self.last_plain = Instant::now();
+                eprintln!("whocomes import: {message}");
+            }
+            None => {}
+        }
+    }
+
+    /// Clears the spinner and says how fast the whole import went.
+    pub fn finish(&self, lines: u64) -> String {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+        format!(
+            "{lines} lines in {:.1} s ({:.0} lines/s)",
+            self.started.elapsed().as_secs_f64(),
+            self.rate(lines)
+        )
+    }
+}
