@@ -1,6 +1,7 @@
 //! `whocomes`: parse the command line, start logging, run the command.
 #![forbid(unsafe_code)]
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::Parser as _;
@@ -44,7 +45,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
         Command::Explain(args) => explain(args),
         Command::Import(args) => {
             let tally = server::import::import(&args).await?;
-            print!("{tally}");
+            write!(std::io::stdout().lock(), "{tally}")?;
             Ok(())
         }
         Command::Export(args) => {

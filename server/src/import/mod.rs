@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::io::{self, BufRead};
 use std::path::PathBuf;
 
-use activity::recording::start_feed;
+use activity::recording::{HitFeed, start_feed};
 use activity::store::Imported;
 use activity::{Counter, RequestView};
 use anyhow::Context as _;
@@ -24,7 +24,7 @@ use crate::counting::CountingArgs;
 use crate::storage::{RecorderArgs, StoreArgs};
 use ledger::{Hasher, Plan};
 use lines::{Line, next_line};
-use logline::{LogFormat, MAX_LINE_BYTES};
+use logline::{LogFormat, LogRequest, MAX_LINE_BYTES};
 use progress::Progress;
 use tally::Tally;
 
@@ -108,16 +108,14 @@ pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
         };
         let (skipped, lines_before) = skip(&mut input, from)?;
         tally.already_imported_bytes += skipped;
-        read_log(
-            &mut input,
-            lines_before,
-            &label,
-            args.format,
-            &counter,
-            &feed,
-            &mut tally,
-            &mut progress,
-        )
+        Run {
+            format: args.format,
+            counter: &counter,
+            feed: &feed,
+            tally: &mut tally,
+            progress: &mut progress,
+        }
+        .log(&mut input, &label, lines_before)
         .await
         .with_context(|| format!("cannot read {label}"))?;
         if path.as_os_str() != "-" {
@@ -145,39 +143,49 @@ pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
     Ok(tally)
 }
 
-/// Reads and counts every line of one log (its first `lines_before` lines
-/// were skipped, so line numbers go on from there).
-async fn read_log(
-    input: &mut dyn BufRead,
-    lines_before: u64,
-    label: &str,
+/// What reading a log needs besides the log.
+struct Run<'a> {
     format: LogFormat,
-    counter: &Counter,
-    feed: &activity::recording::HitFeed,
-    tally: &mut Tally,
-    progress: &mut Progress,
-) -> anyhow::Result<()> {
-    let mut line = Line::default();
-    let mut number = lines_before;
-    while next_line(input, &mut line, MAX_LINE_BYTES)? {
-        number += 1;
-        tally.lines += 1;
-        progress.lines(tally.lines, label);
-        if line.too_long {
-            tally.malformed(label, number, logline::LineError::TooLong);
-            continue;
-        }
-        if line.bytes.iter().all(u8::is_ascii_whitespace) {
-            tally.blank += 1;
-            continue;
-        }
-        let request = match logline::parse(&line.bytes, format) {
-            Ok(request) => request,
-            Err(error) => {
-                tally.malformed(label, number, error);
+    counter: &'a Counter,
+    feed: &'a HitFeed,
+    tally: &'a mut Tally,
+    progress: &'a mut Progress,
+}
+
+impl Run<'_> {
+    /// Reads and counts every line of one log (its first `lines_before`
+    /// lines were skipped, so line numbers go on from there).
+    async fn log(
+        &mut self,
+        input: &mut dyn BufRead,
+        label: &str,
+        lines_before: u64,
+    ) -> anyhow::Result<()> {
+        let mut line = Line::default();
+        let mut number = lines_before;
+        while next_line(input, &mut line, MAX_LINE_BYTES)? {
+            number += 1;
+            self.tally.lines += 1;
+            self.progress.lines(self.tally.lines, label);
+            if line.too_long {
+                self.tally
+                    .malformed(label, number, logline::LineError::TooLong);
                 continue;
             }
-        };
+            if line.bytes.iter().all(u8::is_ascii_whitespace) {
+                self.tally.blank += 1;
+                continue;
+            }
+            match logline::parse(&line.bytes, self.format) {
+                Ok(request) => self.request(&request).await?,
+                Err(error) => self.tally.malformed(label, number, error),
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts one request exactly as the live layer would.
+    async fn request(&mut self, request: &LogRequest) -> anyhow::Result<()> {
         let view = RequestView {
             method: &request.method,
             target: &request.target,
@@ -189,15 +197,16 @@ async fn read_log(
             x_forwarded_for: Vec::new(),
             forwarded: Vec::new(),
         };
-        let decision = counter.count(&view, Some(request.peer), request.at);
-        tally.decided(&decision);
+        let decision = self.counter.count(&view, Some(request.peer), request.at);
+        self.tally.decided(&decision, request.at.date_naive());
         if let Some(hit) = decision.hit {
-            feed.send(hit)
+            self.feed
+                .send(hit)
                 .await
                 .context("the writer stopped during the import")?;
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Reads and drops the first `bytes` bytes (already imported); returns how

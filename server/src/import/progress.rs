@@ -13,6 +13,7 @@ const PLAIN_EVERY: Duration = Duration::from_secs(5);
 #[derive(Debug)]
 pub struct Progress {
     bar: Option<ProgressBar>,
+    quiet: bool,
     started: Instant,
     last_plain: Instant,
 }
@@ -31,8 +32,9 @@ impl Progress {
         let now = Instant::now();
         Self {
             bar,
+            quiet,
             started: now,
-            last_plain: if quiet { now + Duration::MAX / 2 } else { now },
+            last_plain: now,
         }
     }
 
@@ -42,13 +44,13 @@ impl Progress {
 
     /// Reports `lines` read so far (call often; it is cheap).
     pub fn lines(&mut self, lines: u64, log: &str) {
-        if lines % 4096 != 0 {
+        if !lines.is_multiple_of(4096) {
             return;
         }
         let message = format!("{log}: {lines} lines, {:.0} lines/s", self.rate(lines));
         match &self.bar {
             Some(bar) => bar.set_message(message),
-            None if self.last_plain.elapsed() >= PLAIN_EVERY => {
+            None if !self.quiet && self.last_plain.elapsed() >= PLAIN_EVERY => {
                 self.last_plain = Instant::now();
                 eprintln!("whocomes import: {message}");
             }

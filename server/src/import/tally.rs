@@ -2,6 +2,8 @@
 //! It holds counts and line numbers only — never a line's bytes.
 
 use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
 use std::fmt;
 
 use activity::{Counted, Decision, Kind, Skip};
@@ -35,6 +37,8 @@ pub struct Tally {
     pub self_reads: u64,
     /// Requests not counted, by reason.
     pub not_counted: BTreeMap<String, u64>,
+    /// Requests not counted, by the UTC day they were made on.
+    pub not_counted_by_day: BTreeMap<NaiveDate, u64>,
     /// Malformed lines, by what is wrong.
     pub malformed: BTreeMap<LineError, u64>,
     /// The first malformed lines: (log, line number, what is wrong).
@@ -57,13 +61,14 @@ impl Tally {
         self.malformed.values().sum()
     }
 
-    /// Notes one request's decision.
-    pub fn decided(&mut self, decision: &Decision) {
+    /// Notes the decision on a request made on `day`.
+    pub fn decided(&mut self, decision: &Decision, day: NaiveDate) {
         match &decision.counted {
             Counted::Page => self.pages += 1,
             Counted::Api => self.api += 1,
             Counted::Not(skip) => {
                 *self.not_counted.entry(reason(skip)).or_default() += 1;
+                *self.not_counted_by_day.entry(day).or_default() += 1;
                 return;
             }
         }

@@ -1,0 +1,193 @@
+//! `whocomes import` on crafted logs: broken and hostile lines are counted
+//! by reason and never echoed; a log imported twice is counted once, a
+//! grown log adds only its new lines, a gzip copy is the same log.
+
+use std::io::Write as _;
+use std::path::Path;
+
+use activity::StoreName;
+use activity::store::{ActivityStore, Retention};
+use clap::Parser as _;
+use server::cli::{Cli, Command};
+use server::import::logline::LineError;
+
+const MARKER: &str = "SECRETMARKER";
+
+fn args(data: &Path, logs: &[&Path]) -> server::import::ImportArgs {
+    let mut argv = vec![
+        "whocomes".to_owned(),
+        "import".to_owned(),
+        "--quiet".to_owned(),
+        "--key".to_owned(),
+        "import-test-key".to_owned(),
+        "--visitor-days".to_owned(),
+        "36500".to_owned(),
+        "--data-dir".to_owned(),
+        data.display().to_string(),
+    ];
+    argv.extend(logs.iter().map(|log| log.display().to_string()));
+    match Cli::try_parse_from(argv)
+        .expect("arguments parse")
+        .into_command()
+    {
+        Command::Import(args) => *args,
+        _ => panic!("expected import"),
+    }
+}
+
+fn good(n: u32) -> String {
+    format!(
+        "203.0.113.{} - - [29/Nov/2026:10:{:02}:00 +0000] \"GET /about HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0\"\n",
+        n % 250,
+        n % 60
+    )
+}
+
+async fn stored_requests(data: &Path) -> u64 {
+    let store = activity_sqlite::SqliteStore::open(
+        data.join("activity.db").to_str().expect("UTF-8"),
+        StoreName::parse("sqlite").expect("a name"),
+        Retention::default(),
+    )
+    .await
+    .expect("opens");
+    let hours = store
+        .hours_since(chrono::DateTime::UNIX_EPOCH)
+        .await
+        .expect("reads");
+    store.close().await;
+    hours.iter().map(|h| h.requests).sum()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn broken_and_hostile_lines_are_counted_by_reason_and_never_echoed() {
+    let data = tempfile::tempdir().expect("a folder");
+    let log = data.path().join("hostile.log");
+    let mut text = Vec::new();
+    text.extend_from_slice(good(1).as_bytes());
+    // Truncated, a host name, a bad time, TLS bytes, an unclosed quote,
+    // binary garbage with NULs, an over-long line, a blank line.
+    for line in [
+        format!("203.0.113.9 - - [29/Nov/2026:10:00:00 +0000] \"GET /{MARKER}"),
+        format!(
+            "{MARKER}.example - - [29/Nov/2026:10:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"-\""
+        ),
+        format!("203.0.113.9 - - [29/Nov/{MARKER}] \"GET / HTTP/1.1\" 200 1 \"-\" \"-\""),
+        format!(
+            "203.0.113.9 - - [29/Nov/2026:10:00:00 +0000] \"\\x16\\x03{MARKER}\" 400 1 \"-\" \"-\""
+        ),
+        format!(
+            "203.0.113.9 - - [29/Nov/2026:10:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"{MARKER}"
+        ),
+    ] {
+        text.extend_from_slice(line.as_bytes());
+        text.push(b'\n');
+    }
+    text.extend_from_slice(b"\x00\x01\xff\xfe");
+    text.extend_from_slice(MARKER.as_bytes());
+    text.push(b'\n');
+    text.extend_from_slice(
+        format!(
+            "203.0.113.9 - - [29/Nov/2026:10:00:00 +0000] \"GET /{} HTTP/1.1\" 200 1 \"-\" \"-\"\n",
+            MARKER.repeat(5_000)
+        )
+        .as_bytes(),
+    );
+    text.push(b'\n');
+    text.extend_from_slice(good(2).as_bytes());
+    std::fs::write(&log, &text).expect("written");
+
+    let tally = server::import::import(&args(data.path(), &[&log]))
+        .await
+        .expect("a hostile log never stops the import");
+    assert_eq!(tally.lines, 10);
+    assert_eq!(tally.blank, 1);
+    assert_eq!(tally.counted(), 2, "the two good lines");
+    assert_eq!(tally.malformed_total(), 7);
+    for (error, count) in [
+        (LineError::NotAnAddress, 2),
+        (LineError::BadTime, 1),
+        (LineError::NotHttp, 1),
+        (LineError::BadQuoting, 2),
+        (LineError::TooLong, 1),
+    ] {
+        assert_eq!(tally.malformed.get(&error), Some(&count), "{error}");
+    }
+    let lines: Vec<u64> = tally
+        .first_malformed
+        .iter()
+        .map(|(_, line, _)| *line)
+        .collect();
+    assert_eq!(lines, vec![2, 3, 4, 5, 6], "the first five by number");
+    let printed = tally.to_string();
+    assert!(
+        !printed.contains(MARKER),
+        "no line's bytes in the summary:\n{printed}"
+    );
+    assert_eq!(stored_requests(data.path()).await, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_imported_twice_counts_once_and_a_grown_log_adds_its_new_lines() {
+    let data = tempfile::tempdir().expect("a folder");
+    let log = data.path().join("access.log");
+    let first: String = (0..300).map(good).collect();
+    std::fs::write(&log, &first).expect("written");
+
+    let once = server::import::import(&args(data.path(), &[&log]))
+        .await
+        .expect("imports");
+    assert_eq!(once.counted(), 300);
+    let again = server::import::import(&args(data.path(), &[&log, &log]))
+        .await
+        .expect("imports again");
+    assert_eq!(again.counted(), 0, "nothing twice");
+    assert_eq!(again.already_imported_bytes, 2 * first.len() as u64);
+    assert_eq!(stored_requests(data.path()).await, 300);
+
+    // The same log, compressed: the same bytes, so the same log.
+    let gz = data.path().join("access.log.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(first.as_bytes()).expect("compresses");
+    std::fs::write(&gz, encoder.finish().expect("compressed")).expect("written");
+    let compressed = server::import::import(&args(data.path(), &[&gz]))
+        .await
+        .expect("imports");
+    assert_eq!(compressed.counted(), 0, "a gzip copy is the same log");
+
+    // The log grows: only the new lines count, numbered after the old ones.
+    let more: String = (300..340).map(good).collect();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .expect("opens")
+        .write_all(format!("{more}broken\n").as_bytes())
+        .expect("appends");
+    let grown = server::import::import(&args(data.path(), &[&log]))
+        .await
+        .expect("imports");
+    assert_eq!(grown.counted(), 40);
+    assert_eq!(grown.first_malformed.first().map(|m| m.1), Some(341));
+    assert_eq!(stored_requests(data.path()).await, 340);
+
+    // A shorter copy of it cannot be told from a truncated one: nothing.
+    let truncated = data.path().join("truncated.log");
+    std::fs::write(&truncated, &first.as_bytes()[..first.len() / 2]).expect("written");
+    let copy = server::import::import(&args(data.path(), &[&truncated]))
+        .await
+        .expect("imports");
+    assert_eq!((copy.counted(), copy.truncated_copies), (0, 1));
+
+    // Another log with the same first 4 KiB but other content is new.
+    let other = data.path().join("other.log");
+    let mut changed = format!("{first}{more}").into_bytes();
+    let at = first.len() - 10;
+    changed[at] = b'9';
+    changed.extend((340..400).flat_map(|n| good(n).into_bytes()));
+    std::fs::write(&other, &changed).expect("written");
+    let new_log = server::import::import(&args(data.path(), &[&other]))
+        .await
+        .expect("imports");
+    assert_eq!(new_log.already_imported_bytes, 0);
+    assert_eq!(new_log.counted(), 400);
+}

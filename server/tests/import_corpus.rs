@@ -1,0 +1,301 @@
+//! Imports each access log of `../shared/corpus/access-logs` into a fresh
+//! SQLite store and compares, per UTC day, what the import and the store
+//! say with a reference worked out here from the raw lines with plain
+//! string splitting and a naive loop: requests counted and not counted, bot
+//! requests and self-reads, visitor-days by kind. The reference does the
+//! reading of a line, its UTC day, whether it is counted and the
+//! visitor-days again, differently; the kind of one request is the
+//! product's rule (`activity::classify::kind_of`), which is tested on its
+//! own against the corpus' user agents. Skips, saying why, without the corpus.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::IpAddr;
+use std::path::PathBuf;
+
+use activity::report::visitor_kind;
+use activity::rules::{Rules, RulesConfig};
+use activity::store::{ActivityStore, Retention};
+use activity::{Kind, StoreName};
+use chrono::{Duration, NaiveDate};
+use clap::Parser as _;
+use server::cli::{Cli, Command};
+
+/// One day as the reference sees it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Day {
+    counted: u64,
+    not_counted: u64,
+    bots: u64,
+    self_reads: u64,
+    people: u64,
+    scanners: u64,
+    own_reads: u64,
+}
+
+fn corpus() -> Option<Vec<PathBuf>> {
+    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/access-logs");
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .ok()?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "log"))
+        .collect();
+    logs.sort();
+    (!logs.is_empty()).then_some(logs)
+}
+
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// `17/May/2015:10:05:03 +0200` → the UTC day, by hand.
+fn utc_day(time: &str) -> Option<NaiveDate> {
+    let (local, offset) = time.split_once(' ')?;
+    let mut parts = local.split([':', '/']);
+    let day: u32 = parts.next()?.parse().ok()?;
+    let month_name = parts.next()?;
+    let month = MONTHS.iter().position(|m| *m == month_name)? as u32 + 1;
+    let year: i32 = parts.next()?.parse().ok()?;
+    let hour: i64 = parts.next()?.parse().ok()?;
+    let minute: i64 = parts.next()?.parse().ok()?;
+    let sign = if offset.starts_with('-') { -1 } else { 1 };
+    let offset_minutes =
+        sign * (offset[1..3].parse::<i64>().ok()? * 60 + offset[3..5].parse::<i64>().ok()?);
+    let minutes = hour * 60 + minute - offset_minutes;
+    let date = NaiveDate::from_ymd_opt(year, month, day)?;
+    Some(date + Duration::days(minutes.div_euclid(24 * 60)))
+}
+
+/// A quoted header as the live layer reads it: escaped non-text bytes make it none.
+fn header(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut decoded_is_text = true;
+    for at in 0..bytes.len() {
+        if bytes[at] == b'\\' && bytes.get(at + 1) == Some(&b'x') {
+            let hex = text.get(at + 2..at + 4).unwrap_or("");
+            if let Ok(value) = u8::from_str_radix(hex, 16) {
+                decoded_is_text &= (0x20..0x7f).contains(&value) || value == b'\t';
+            }
+        }
+    }
+    let text = text.replace("\\\"", "\"").replace("\\\\", "\\");
+    (decoded_is_text && !text.is_empty() && text != "-").then_some(text)
+}
+
+/// Whether a request for `path` is counted, from the rules' lists.
+fn is_counted(method: &str, path: &str, config: &RulesConfig) -> bool {
+    let starts = |prefixes: &[String]| prefixes.iter().any(|p| path.starts_with(p.as_str()));
+    let admin = path == config.admin_path || path.starts_with(&format!("{}/", config.admin_path));
+    let last = path.rsplit('/').next().unwrap_or("");
+    let ext = last
+        .rsplit_once('.')
+        .map(|(_, ext)| ext.to_ascii_lowercase());
+    let root_file = path.matches('/').count() == 1
+        && ext
+            .as_ref()
+            .is_some_and(|e| config.root_file_extensions.contains(e));
+    let asset = ext
+        .as_ref()
+        .is_some_and(|e| config.asset_extensions.contains(e));
+    !(method == "OPTIONS"
+        || admin
+        || starts(&config.admin_prefixes)
+        || starts(&config.build_prefixes)
+        || starts(&config.root_prefixes)
+        || root_file
+        || asset)
+}
+
+/// The reference: per UTC day, and how many lines are not requests.
+fn reference(text: &str, rules: &Rules) -> (BTreeMap<NaiveDate, Day>, u64) {
+    let mut days: BTreeMap<NaiveDate, Day> = BTreeMap::new();
+    // (day, address) → requests, bots, self-reads
+    let mut visitors: BTreeMap<(NaiveDate, IpAddr), (u64, u64, u64)> = BTreeMap::new();
+    let mut malformed = 0;
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split('"').collect();
+        // Escaped quotes (`\"`) would split a field; the corpus has none
+        // outside the user agent, which is the last field.
+        let parsed = (|| {
+            if fields.len() < 7 {
+                return None;
+            }
+            let head = fields[0];
+            let ip: IpAddr = head.split(' ').next()?.parse().ok()?;
+            let time = head.split_once('[')?.1.split_once(']')?.0;
+            let day = utc_day(time)?;
+            let request: Vec<&str> = fields[1].split(' ').collect();
+            let [method, target, protocol] = request[..] else {
+                return None;
+            };
+            if !method.chars().all(|c| c.is_ascii_uppercase()) || !protocol.starts_with("HTTP/") {
+                return None;
+            }
+            let status = fields[2].split_whitespace().next()?;
+            if status.len() != 3 || !status.chars().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            let agent = header(&fields[5..fields.len() - 1].join("\""));
+            Some((ip, day, method, target, agent))
+        })();
+        let Some((ip, day, method, target, agent)) = parsed else {
+            malformed += 1;
+            continue;
+        };
+        let path = target.split('?').next().unwrap_or("");
+        let entry = days.entry(day).or_default();
+        if !is_counted(method, path, rules.config()) {
+            entry.not_counted += 1;
+            continue;
+        }
+        entry.counted += 1;
+        let kind = activity::classify::kind_of(path, agent.as_deref(), Some(ip), rules).kind();
+        let visitor = visitors.entry((day, ip)).or_default();
+        visitor.0 += 1;
+        match kind {
+            Kind::Bot => {
+                entry.bots += 1;
+                visitor.1 += 1;
+            }
+            Kind::SelfRead => {
+                entry.self_reads += 1;
+                visitor.2 += 1;
+            }
+            Kind::Person => {}
+        }
+    }
+    for ((day, _), (requests, bots, self_reads)) in visitors {
+        let entry = days.entry(day).or_default();
+        if requests > bots + self_reads {
+            entry.people += 1;
+        } else if bots > 0 {
+            entry.scanners += 1;
+        } else {
+            entry.own_reads += 1;
+        }
+    }
+    (days, malformed)
+}
+
+fn import_args(data: &std::path::Path, log: &std::path::Path) -> server::import::ImportArgs {
+    let cli = Cli::try_parse_from([
+        "whocomes",
+        "import",
+        "--quiet",
+        "--key",
+        "corpus-test-key",
+        // Keep the 2015–2022 visitor rows, to look at them.
+        "--visitor-days",
+        "36500",
+        "--data-dir",
+        data.to_str().expect("UTF-8"),
+        log.to_str().expect("UTF-8"),
+    ])
+    .expect("arguments parse");
+    match cli.into_command() {
+        Command::Import(args) => *args,
+        _ => panic!("expected import"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_corpus_log_is_counted_as_the_reference_counts_it() {
+    let Some(logs) = corpus() else {
+        eprintln!("SKIPPED: ../shared/corpus/access-logs is not beside the repository");
+        return;
+    };
+    let rules = Rules::default();
+    for log in logs {
+        let name = log
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_owned();
+        let text = String::from_utf8_lossy(&std::fs::read(&log).expect("reads")).into_owned();
+        let (expected, malformed) = reference(&text, &rules);
+
+        let data = tempfile::tempdir().expect("a folder");
+        let tally = server::import::import(&import_args(data.path(), &log))
+            .await
+            .expect("imports");
+        assert_eq!(
+            tally.lines,
+            text.lines().count() as u64,
+            "{name}: every line read"
+        );
+        assert_eq!(
+            tally.malformed_total(),
+            malformed,
+            "{name}: malformed lines"
+        );
+
+        let store = activity_sqlite::SqliteStore::open(
+            data.path().join("activity.db").to_str().expect("UTF-8"),
+            StoreName::parse("sqlite").expect("a name"),
+            Retention::default(),
+        )
+        .await
+        .expect("opens");
+        let first = *expected.keys().next().expect("days");
+        let last = *expected.keys().last().expect("days");
+        let hours = store
+            .hours_since(chrono::DateTime::UNIX_EPOCH)
+            .await
+            .expect("reads hours");
+        let visitors = store.visitors_since(first).await.expect("reads visitors");
+        let mut got: BTreeMap<NaiveDate, Day> = BTreeMap::new();
+        for hour in &hours {
+            let day = got.entry(hour.hour.date_naive()).or_default();
+            day.counted += hour.requests;
+            day.bots += hour.bots;
+            day.self_reads += hour.self_reads;
+        }
+        for row in &visitors {
+            let day = got.entry(row.day).or_default();
+            match visitor_kind(row.requests, row.bots, row.self_reads) {
+                activity::report::VisitorKind::People => day.people += 1,
+                activity::report::VisitorKind::ScannersAndCrawlers => day.scanners += 1,
+                activity::report::VisitorKind::OwnReads => day.own_reads += 1,
+            }
+        }
+        for (day, not_counted) in &tally.not_counted_by_day {
+            got.entry(*day).or_default().not_counted += not_counted;
+        }
+        // No row holds a full address: every network ends in `x`.
+        assert!(
+            visitors
+                .iter()
+                .all(|row| row.network.as_str().ends_with('x')),
+            "{name}: networks only"
+        );
+
+        eprintln!(
+            "{name} ({} lines, {malformed} malformed, {} … {}):",
+            tally.lines, first, last
+        );
+        eprintln!("  day         counted  not  bots  self  people  scanners  own");
+        for (day, counts) in &expected {
+            eprintln!(
+                "  {day}  {:>7} {:>4} {:>5} {:>5} {:>7} {:>9} {:>4}",
+                counts.counted,
+                counts.not_counted,
+                counts.bots,
+                counts.self_reads,
+                counts.people,
+                counts.scanners,
+                counts.own_reads
+            );
+        }
+        let days: BTreeSet<&NaiveDate> = expected.keys().chain(got.keys()).collect();
+        for day in days {
+            let want = expected.get(day).cloned().unwrap_or_default();
+            let have = got.get(day).cloned().unwrap_or_default();
+            assert_eq!(have, want, "{name}: {day}");
+            assert_eq!(
+                have.people + have.scanners + have.own_reads,
+                visitors.iter().filter(|row| row.day == *day).count() as u64,
+                "{name}: {day}: the kinds add up"
+            );
+        }
+        store.close().await;
+    }
+}
