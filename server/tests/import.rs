@@ -191,3 +191,35 @@ async fn a_log_imported_twice_counts_once_and_a_grown_log_adds_its_new_lines() {
     assert_eq!(new_log.already_imported_bytes, 0);
     assert_eq!(new_log.counted(), 400);
 }
+
+#[test]
+fn the_binary_reads_stdin_and_prints_the_summary() {
+    use std::process::{Command as Process, Stdio};
+    let data = tempfile::tempdir().expect("a folder");
+    let mut child = Process::new(env!("CARGO_BIN_EXE_whocomes"))
+        .args(["import", "--key", "stdin-key", "--data-dir"])
+        .arg(data.path())
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let input = format!("{}{}not a log line {MARKER}\n", good(1), good(2));
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("writes");
+    let output = child.wait_with_output().expect("ends");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stdout.lines().any(|l| l.starts_with("counted") && l.contains(" 2 (2 pages")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("-:3: the client is not an IP address"), "{stdout}");
+    assert!(!stdout.contains(MARKER) && !stderr.contains(MARKER));
+}
