@@ -217,9 +217,14 @@ fn the_binary_reads_stdin_and_prints_the_summary() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(
-        stdout.lines().any(|l| l.starts_with("counted") && l.contains(" 2 (2 pages")),
+        stdout
+            .lines()
+            .any(|l| l.starts_with("counted") && l.contains(" 2 (2 pages")),
         "{stdout}"
     );
-    assert!(stdout.contains("-:3: the client is not an IP address"), "{stdout}");
+    assert!(
+        stdout.contains("-:3: the client is not an IP address"),
+        "{stdout}"
+    );
     assert!(!stdout.contains(MARKER) && !stderr.contains(MARKER));
 }
