@@ -4,6 +4,8 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use flate2::read::MultiGzDecoder;
 
@@ -11,13 +13,16 @@ use flate2::read::MultiGzDecoder;
 const GZIP: [u8; 2] = [0x1f, 0x8b];
 
 /// Opens `path` (`-`: stdin), decompressing gzip whatever its name.
-pub fn open(path: &Path) -> io::Result<Box<dyn BufRead>> {
+/// `read` counts the bytes taken from the file itself (compressed ones
+/// for gzip), for a progress bar over the file's size.
+pub fn open(path: &Path, read: Arc<AtomicU64>) -> io::Result<Box<dyn BufRead>> {
     let raw: Box<dyn Read> = if path == Path::new("-") {
         Box::new(io::stdin().lock())
     } else {
         Box::new(File::open(path)?)
     };
-    let mut reader = BufReader::with_capacity(256 * 1024, raw);
+    let counted = Counted { inner: raw, read };
+    let mut reader = BufReader::with_capacity(256 * 1024, counted);
     let gzip = reader.fill_buf()?.starts_with(&GZIP);
     Ok(if gzip {
         Box::new(BufReader::with_capacity(
@@ -27,6 +32,20 @@ pub fn open(path: &Path) -> io::Result<Box<dyn BufRead>> {
     } else {
         Box::new(reader)
     })
+}
+
+/// A reader that counts what it hands on.
+struct Counted {
+    inner: Box<dyn Read>,
+    read: Arc<AtomicU64>,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
 }
 
 /// One line read: its bytes (at most the cap, without the line ending),
@@ -110,10 +129,13 @@ mod tests {
         gz.write_all(b"one\ntwo\n").expect("compresses");
         std::fs::write(&path, gz.finish().expect("compressed")).expect("written");
         let mut text = String::new();
-        open(&path)
+        let read = Arc::new(AtomicU64::new(0));
+        open(&path, read.clone())
             .expect("opens")
             .read_to_string(&mut text)
             .expect("reads");
         assert_eq!(text, "one\ntwo\n");
+        let size = std::fs::metadata(&path).expect("a file").len();
+        assert_eq!(read.load(Ordering::Relaxed), size, "the compressed bytes");
     }
 }

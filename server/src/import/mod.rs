@@ -13,6 +13,7 @@ pub mod tally;
 use std::collections::HashMap;
 use std::io::{self, BufRead};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use activity::recording::{HitFeed, start_feed};
 use activity::store::Imported;
@@ -71,7 +72,14 @@ pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
         .await
         .map_err(|reason| anyhow::anyhow!("cannot open the store: {reason}"))?;
     let (feed, writer) = start_feed(store.clone(), args.recorder.config());
-    let mut progress = Progress::new(args.quiet);
+    // The bar covers the files' size on disk; stdin has no known size.
+    let total = args
+        .logs
+        .iter()
+        .map(|log| std::fs::metadata(log).ok().map(|m| m.len()))
+        .sum::<Option<u64>>()
+        .filter(|_| !args.logs.iter().any(|log| log.as_os_str() == "-"));
+    let mut progress = Progress::new(args.quiet, total);
     let mut tally = Tally::default();
     let mut noted: HashMap<String, Imported> = HashMap::new();
 
@@ -80,7 +88,8 @@ pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
         let from = if path.as_os_str() == "-" {
             0
         } else {
-            let mut input = lines::open(path).with_context(|| format!("cannot open {label}"))?;
+            let mut input = lines::open(path, Arc::default())
+                .with_context(|| format!("cannot open {label}"))?;
             let plan = ledger::plan(&mut *input, |log| {
                 let known = noted.get(&log).cloned();
                 let store = store.clone();
@@ -101,7 +110,8 @@ pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
                 }
             }
         };
-        let input = lines::open(path).with_context(|| format!("cannot open {label}"))?;
+        let input =
+            lines::open(path, progress.bytes()).with_context(|| format!("cannot open {label}"))?;
         let mut input = Hashing {
             inner: input,
             hasher: Hasher::default(),

@@ -1,7 +1,10 @@
-//! Progress while importing: a spinner with lines and lines/s on a
-//! terminal; a plain line every few seconds otherwise (logs, CI).
+//! Progress while importing: on a terminal, a bar over the logs' size on
+//! disk (a spinner for stdin) with lines and lines/s; otherwise a plain
+//! line every few seconds (logs, CI).
 
 use std::io::IsTerminal as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -16,15 +19,24 @@ pub struct Progress {
     quiet: bool,
     started: Instant,
     last_plain: Instant,
+    /// Bytes taken from the files so far (the readers add to it).
+    read: Arc<AtomicU64>,
 }
 
 impl Progress {
-    /// A spinner on a terminal, plain lines otherwise; `quiet`: nothing.
-    pub fn new(quiet: bool) -> Self {
+    /// A bar over `total` bytes (`None`: unknown, a spinner) on a
+    /// terminal, plain lines otherwise; `quiet`: nothing.
+    pub fn new(quiet: bool, total: Option<u64>) -> Self {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
-            let bar = ProgressBar::new_spinner();
-            let style = ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner());
+            let (bar, template) = match total {
+                Some(total) => (
+                    ProgressBar::new(total),
+                    "{bar:30} {percent:>3}% {msg} [{elapsed} / about {duration}]",
+                ),
+                None => (ProgressBar::new_spinner(), "{spinner} {msg} [{elapsed}]"),
+            };
+            let style = ProgressStyle::with_template(template)
+                .unwrap_or_else(|_| ProgressStyle::default_bar());
             bar.set_style(style);
             bar.enable_steady_tick(Duration::from_millis(200));
             bar
@@ -35,7 +47,13 @@ impl Progress {
             quiet,
             started: now,
             last_plain: now,
+            read: Arc::default(),
         }
+    }
+
+    /// The counter the readers add the bytes they take to.
+    pub fn bytes(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.read)
     }
 
     fn rate(&self, lines: u64) -> f64 {
@@ -49,7 +67,10 @@ impl Progress {
         }
         let message = format!("{log}: {lines} lines, {:.0} lines/s", self.rate(lines));
         match &self.bar {
-            Some(bar) => bar.set_message(message),
+            Some(bar) => {
+                bar.set_position(self.read.load(Ordering::Relaxed));
+                bar.set_message(message);
+            }
             None if !self.quiet && self.last_plain.elapsed() >= PLAIN_EVERY => {
                 self.last_plain = Instant::now();
                 eprintln!("whocomes import: {message}");
@@ -58,7 +79,7 @@ impl Progress {
         }
     }
 
-    /// Clears the spinner and says how fast the whole import went.
+    /// Clears the bar and says how fast the whole import went.
     pub fn finish(&self, lines: u64) -> String {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
