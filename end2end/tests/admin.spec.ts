@@ -58,7 +58,13 @@ for (const target of targets) {
       page,
     }) => {
       test.setTimeout(90_000);
-      await page.goto(`${base}/admin`);
+      // The tab's strict Content-Security-Policy must never block the page.
+      const blocked: string[] = [];
+      page.on('console', (message) => {
+        if (/Content.Security.Policy/i.test(message.text())) blocked.push(message.text());
+      });
+      const first = await page.goto(`${base}/admin`);
+      expect(first?.headers()['content-security-policy']).toContain("'wasm-unsafe-eval'");
       const before = await today(page);
 
       // A person browses the site (own browser context: Chrome's agent, a client address).
@@ -89,6 +95,7 @@ for (const target of targets) {
 
       // The toggles, after hydration; each keeps the range.
       await hydrated(page);
+      expect(blocked).toEqual([]);
       const range = page.locator('.range-status');
       await expect(range).toContainText('The last 30 days');
       await expect(page.locator('table.kinds-table tbody tr')).toHaveCount(30);

@@ -1,7 +1,8 @@
 //! [`AdminLayer`]: hands [`Admin`] to the tab's server functions (as a
 //! request extension) and answers the export downloads itself:
 //! `GET {EXPORT_PREFIX}hours.csv|json?days=N` (public unless private) and
-//! `GET {EXPORT_PREFIX}visitors.csv|json?days=N` (signed in only).
+//! `GET {EXPORT_PREFIX}visitors.csv|json?days=N` (signed in only). A
+//! request that changes something and comes from another site is refused.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -17,6 +18,7 @@ use tower_service::Service;
 
 use super::Admin;
 use super::export::{ExportFormat, write_hours, write_visitors};
+use super::origin::{FUNCTIONS, cross_site};
 use super::overview::{first_day, midnight_of};
 use crate::model::{EXPORT_PREFIX, range_or_default};
 
@@ -68,6 +70,15 @@ where
             let file = file.to_owned();
             let (parts, _) = request.into_parts();
             return Box::pin(async move { Ok(export(&admin, &file, &parts).await) });
+        }
+        let writes = !matches!(*request.method(), http::Method::GET | http::Method::HEAD);
+        if writes && request.uri().path().starts_with(FUNCTIONS) && cross_site(request.headers()) {
+            return Box::pin(async {
+                Ok(plain(
+                    StatusCode::FORBIDDEN,
+                    "the Admin tab refuses requests from other sites\n",
+                ))
+            });
         }
         request.extensions_mut().insert(self.admin.clone());
         Box::pin(self.inner.call(request))

@@ -17,8 +17,10 @@
 //! ```
 
 pub mod auth;
+pub mod csp;
 pub mod export;
 mod layer;
+pub mod origin;
 pub mod overview;
 mod summaries;
 

@@ -29,6 +29,8 @@ pub(crate) struct Toggles {
 /// [`Admin::layer`](crate::server::Admin::layer) to the server's router.
 #[component]
 pub fn AdminTab() -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    crate::server::csp::send();
     let toggles = Toggles {
         range: RwSignal::new(DEFAULT_RANGE),
         chart: RwSignal::new(ChartChoice::Kinds),

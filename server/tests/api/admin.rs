@@ -291,3 +291,83 @@ async fn a_private_tab_without_a_password_is_refused_at_start() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn the_tab_sends_a_strict_csp_whose_nonce_its_scripts_carry() {
+    let app = spawn_app_with(&[]).await;
+    let page = get_with(&app, "/admin", None).await;
+    let policy = page
+        .headers()
+        .get("content-security-policy")
+        .expect("a Content-Security-Policy")
+        .to_str()
+        .expect("text")
+        .to_owned();
+    let body = page.text().await.expect("a page");
+    let nonce = policy
+        .split(['\'', ' '])
+        .find_map(|part| part.strip_prefix("nonce-"))
+        .expect("a nonce in the policy");
+    assert!(nonce.len() >= 16, "a real nonce: {nonce}");
+    assert!(
+        policy.contains("'wasm-unsafe-eval'"),
+        "the wasm may run: {policy}"
+    );
+    assert!(
+        !policy.contains("'unsafe-eval'") && !policy.contains("script-src 'self' 'unsafe-inline'")
+    );
+    // Every inline script carries this response's nonce.
+    let scripts: Vec<&str> = body.split("<script").skip(1).collect();
+    assert!(!scripts.is_empty(), "the page hydrates with scripts");
+    for script in scripts {
+        let tag = script.split('>').next().unwrap_or("");
+        assert!(
+            tag.contains(&format!("nonce=\"{nonce}\"")),
+            "a script without the nonce: <script{tag}>"
+        );
+    }
+    // Another response, another nonce.
+    let again = get_with(&app, "/admin", None).await;
+    let other = again.headers()["content-security-policy"]
+        .to_str()
+        .expect("text");
+    assert!(!other.contains(nonce));
+}
+
+#[tokio::test]
+async fn server_functions_refuse_a_cross_site_post() {
+    let app = spawn_app_with(&[&format!("--admin-password={PASSWORD}")]).await;
+    let host = app
+        .url("")
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    let forged = [
+        vec![("sec-fetch-site", "cross-site".to_owned())],
+        vec![("origin", "https://evil.example".to_owned())],
+        vec![("origin", "null".to_owned())],
+    ];
+    for headers in forged {
+        let mut request = app
+            .client
+            .post(app.url("/api/admin/sign-in"))
+            .form(&[("password", PASSWORD)]);
+        for (name, value) in &headers {
+            request = request.header(*name, value);
+        }
+        let answer = request.send().await.expect("the server answers");
+        assert_eq!(answer.status(), StatusCode::FORBIDDEN, "{headers:?}");
+        assert!(answer.headers().get("set-cookie").is_none(), "no session");
+    }
+    // From the tab itself, the same request signs in.
+    let answer = app
+        .client
+        .post(app.url("/api/admin/sign-in"))
+        .header("sec-fetch-site", "same-origin")
+        .header("origin", format!("http://{host}"))
+        .form(&[("password", PASSWORD)])
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(answer.status(), StatusCode::OK);
+}
