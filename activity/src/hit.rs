@@ -16,9 +16,9 @@
 //! email: they cannot be stored because a hit cannot carry them.
 
 use std::net::IpAddr;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::address::{ForwardedHeader, Network, TrustedProxies};
@@ -27,6 +27,7 @@ use crate::classify::{
     navigation_report,
 };
 use crate::path::{clean_path, query_of};
+use crate::ratchet::DayKeys;
 use crate::rules::Rules;
 use crate::source::{Source, source_of};
 use crate::token::{VisitorKey, VisitorToken, visitor_token};
@@ -130,23 +131,65 @@ impl Decision {
     }
 }
 
+/// Where a counter takes each day's token key from.
+#[derive(Clone, Debug)]
+pub enum TokenKeys {
+    /// One key for every day: whoever holds it can make any day's tokens
+    /// (the original scheme, for sites that need it).
+    Static(VisitorKey),
+    /// Day keys that forget ([`DayKeys`]), turned at midnight by whoever
+    /// shares them. A day they no longer make (an old log being imported)
+    /// gets its tokens from `orphans`, a key made for this process and
+    /// forgotten when it ends.
+    Ratchet {
+        /// Today's and yesterday's keys.
+        keys: Arc<RwLock<DayKeys>>,
+        /// The key for any other day.
+        orphans: VisitorKey,
+    },
+}
+
+impl TokenKeys {
+    /// The key that makes `day`'s tokens.
+    pub fn key_for(&self, day: NaiveDate) -> VisitorKey {
+        match self {
+            Self::Static(key) => key.clone(),
+            Self::Ratchet { keys, orphans } => keys
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .key_for(day)
+                .unwrap_or_else(|| orphans.clone()),
+        }
+    }
+}
+
 /// The whole decision for a site: rules, key, trusted proxies and store
 /// name. The live layer, the log importer and `whocomes explain` all count
 /// through [`Counter::count`], so there is one implementation of every rule.
 #[derive(Clone, Debug)]
 pub struct Counter {
     rules: Rules,
-    key: VisitorKey,
+    keys: TokenKeys,
     proxies: TrustedProxies,
     store: StoreName,
 }
 
 impl Counter {
-    /// A counter for one store.
+    /// A counter for one store, with one key for every day.
     pub fn new(rules: Rules, key: VisitorKey, proxies: TrustedProxies, store: StoreName) -> Self {
+        Self::with_keys(rules, TokenKeys::Static(key), proxies, store)
+    }
+
+    /// A counter for one store that takes each day's key from `keys`.
+    pub fn with_keys(
+        rules: Rules,
+        keys: TokenKeys,
+        proxies: TrustedProxies,
+        store: StoreName,
+    ) -> Self {
         Self {
             rules,
-            key,
+            keys,
             proxies,
             store,
         }
@@ -222,7 +265,7 @@ impl Counter {
         let reason = kind_of(&path, request.user_agent, client, &self.rules);
         let hit = Hit {
             at,
-            visitor: visitor_token(&self.key, at.date_naive(), client),
+            visitor: visitor_token(&self.keys.key_for(at.date_naive()), at.date_naive(), client),
             network: Network::of(client),
             source: page_load
                 .then(|| {

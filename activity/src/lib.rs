@@ -27,6 +27,7 @@ pub mod classify;
 pub mod contract;
 pub mod hit;
 pub mod path;
+pub mod ratchet;
 #[cfg(feature = "server")]
 pub mod recording;
 pub mod report;
@@ -39,6 +40,6 @@ pub mod summary;
 pub mod token;
 
 pub use classify::{Counted, Kind, KindReason, RequestView, Skip};
-pub use hit::{Counter, Decision, Hit, StoreName};
+pub use hit::{Counter, Decision, Hit, StoreName, TokenKeys};
 pub use rules::{Rules, RulesConfig};
 pub use token::{VisitorKey, VisitorToken};

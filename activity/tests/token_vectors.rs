@@ -131,3 +131,24 @@ fn networks_of_every_form() {
         );
     }
 }
+
+/// The day keys (`--token-keys day`): `K(2000-01-01) = HMAC(seed, "whocomes
+/// day key")`, `K(d+1) = HMAC(K(d), "whocomes next day")`, then the token as
+/// above with `K(d)`. Expected value from Python's standard library:
+///
+/// ```text
+/// import hmac, hashlib, datetime
+/// k = hmac.new(b"whocomes-test-key", b"whocomes day key", hashlib.sha256).digest()
+/// d = datetime.date(2000, 1, 1)
+/// while d < datetime.date(2026, 11, 29):
+///     k = hmac.new(k, b"whocomes next day", hashlib.sha256).digest(); d += datetime.timedelta(days=1)
+/// print(hmac.new(k, b"2026-11-29|203.0.113.7", hashlib.sha256).hexdigest()[:32])
+/// ```
+#[test]
+fn day_keys_match_an_independent_ratchet() {
+    let day = NaiveDate::from_ymd_opt(2026, 11, 29).expect("a day");
+    let keys = activity::ratchet::DayKeys::seed(KEY.as_bytes(), day).expect("a seed");
+    let key = keys.key_for(day).expect("today's key");
+    let token = visitor_token(&key, day, parse_address("203.0.113.7"));
+    assert_eq!(token.as_str(), "2f80b6aab2afdf74f85d64a301cca5a9");
+}

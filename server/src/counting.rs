@@ -6,7 +6,12 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use activity::address::{ForwardedHeader, TrustedProxies};
-use activity::{Counter, Rules, RulesConfig, StoreName, VisitorKey};
+use std::sync::{Arc, RwLock};
+
+use activity::ratchet::DayKeys;
+use activity::{Counter, Rules, RulesConfig, StoreName, TokenKeys, VisitorKey};
+
+use crate::day_keys::KeptDayKeys;
 use anyhow::Context as _;
 use clap::Args;
 use ipnet::IpNet;
@@ -60,6 +65,33 @@ pub struct CountingArgs {
     /// newline dropped), instead of `--key`.
     #[arg(long, env = "WHOCOMES_KEY_FILE")]
     pub key_file: Option<PathBuf>,
+
+    /// How tokens are keyed. `day` (default): each day has its own key,
+    /// made one way from the day before's and forgotten after the next day
+    /// (kept in DATA_DIR/day-keys; `--key` only seeds it on first start).
+    /// `static`: one key for every day, as first designed — whoever holds
+    /// it can remake any day's tokens.
+    #[arg(long, env = "WHOCOMES_TOKEN_KEYS", value_enum, default_value = "day")]
+    pub token_keys: TokenKeyScheme,
+}
+
+/// How tokens are keyed (see `--token-keys`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TokenKeyScheme {
+    /// A key per day, forgotten after the next day.
+    Day,
+    /// One key for every day.
+    Static,
+}
+
+/// The keys a command counts with, and the kept day keys to turn at
+/// midnight (when there are any).
+#[derive(Debug)]
+pub struct SiteKeys {
+    /// What the counter reads.
+    pub keys: TokenKeys,
+    /// The day keys kept in the data folder.
+    pub kept: Option<KeptDayKeys>,
 }
 
 /// A CIDR range, or a single address (as /32 or /128).
@@ -141,15 +173,77 @@ impl CountingArgs {
         crate::key::site_key(self.key.as_deref(), self.key_file.as_deref(), data_dir).map(Some)
     }
 
-    /// The counter these flags describe, with `key`, for the store `store`.
-    pub fn counter(&self, key: VisitorKey, store: StoreName) -> anyhow::Result<Counter> {
-        Ok(Counter::new(self.rules()?, key, self.proxies(), store))
+    /// The keys these flags describe. With a data folder, day keys are
+    /// kept there (or the static key is read or made there); without one,
+    /// day keys live in memory, seeded from `--key`, and `None` means no
+    /// key was given at all.
+    pub fn site_keys(&self, data_dir: Option<&Path>) -> anyhow::Result<Option<SiteKeys>> {
+        if self.token_keys == TokenKeyScheme::Static {
+            return Ok(self.site_key(data_dir)?.map(|key| SiteKeys {
+                keys: TokenKeys::Static(key),
+                kept: None,
+            }));
+        }
+        let seed = match (&self.key, &self.key_file) {
+            (Some(text), _) => Some(text.as_bytes().to_vec()),
+            (None, Some(file)) => Some(read_key_bytes(file)?),
+            (None, None) => None,
+        };
+        let today = chrono::Utc::now().date_naive();
+        let orphans = random_key()?;
+        match data_dir {
+            Some(data_dir) => {
+                let kept = KeptDayKeys::open(seed, data_dir, today)?;
+                Ok(Some(SiteKeys {
+                    keys: TokenKeys::Ratchet {
+                        keys: kept.keys.clone(),
+                        orphans,
+                    },
+                    kept: Some(kept),
+                }))
+            }
+            None => Ok(seed
+                .map(|seed| DayKeys::seed(&seed, today))
+                .transpose()
+                .context("--key / WHOCOMES_KEY")?
+                .map(|keys| SiteKeys {
+                    keys: TokenKeys::Ratchet {
+                        keys: Arc::new(RwLock::new(keys)),
+                        orphans,
+                    },
+                    kept: None,
+                })),
+        }
+    }
+
+    /// The counter these flags describe, with `keys`, for the store `store`.
+    pub fn counter(&self, keys: TokenKeys, store: StoreName) -> anyhow::Result<Counter> {
+        Ok(Counter::with_keys(
+            self.rules()?,
+            keys,
+            self.proxies(),
+            store,
+        ))
     }
 
     /// The proxies whose forwarding headers are believed.
     pub fn proxies(&self) -> TrustedProxies {
         TrustedProxies::new(self.trusted_proxies.clone(), self.forwarded_header)
     }
+}
+
+fn read_key_bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = std::fs::read(path)
+        .with_context(|| format!("cannot read the key file {}", path.display()))?;
+    if bytes.last() == Some(&b'\n') {
+        bytes.pop();
+    }
+    anyhow::ensure!(
+        !bytes.is_empty(),
+        "the key file {} is empty",
+        path.display()
+    );
+    Ok(bytes)
 }
 
 /// A key nobody else has: 32 random bytes from the operating system.

@@ -17,6 +17,7 @@
 pub mod admin_args;
 pub mod cli;
 pub mod counting;
+pub mod day_keys;
 pub mod explain;
 pub mod export;
 pub mod import;

@@ -57,15 +57,15 @@ async fn run(command: Command) -> anyhow::Result<()> {
 }
 
 fn explain(args: server::cli::ExplainArgs) -> anyhow::Result<()> {
-    let key = match args.counting.site_key(None)? {
-        Some(key) => key,
+    let keys = match args.counting.site_keys(None)? {
+        Some(site) => site.keys,
         None => {
             eprintln!("whocomes explain: no --key given; tokens are made with a throwaway key");
-            server::counting::random_key()?
+            activity::TokenKeys::Static(server::counting::random_key()?)
         }
     };
     let store = args.store_name.or("sqlite")?;
-    let counter = args.counting.counter(key, store)?;
+    let counter = args.counting.counter(keys, store)?;
     let summary = server::explain::explain(
         std::io::stdin().lock(),
         std::io::stdout().lock(),

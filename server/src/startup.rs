@@ -88,11 +88,14 @@ impl Application {
             .build();
 
         let store_name = config.store.store_name()?;
-        let key = config
+        let site = config
             .counting
-            .site_key(Some(&config.store.data_dir))?
+            .site_keys(Some(&config.store.data_dir))?
             .context("a site key is always given or made in the data folder")?;
-        let counter = config.counting.counter(key, store_name.clone())?;
+        let counter = config.counting.counter(site.keys, store_name.clone())?;
+        if let Some(kept) = site.kept {
+            kept.keep_turning();
+        }
         let store = config.store.open(store_name).await;
         let read_stores = config.store.open_read_stores().await;
         let availability = store.availability().await;

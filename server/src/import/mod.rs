@@ -61,11 +61,11 @@ pub struct ImportArgs {
 /// before anything of it is noted in the ledger.
 pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
     let name = args.store.store_name()?;
-    let key = args
+    let site = args
         .counting
-        .site_key(Some(&args.store.data_dir))?
+        .site_keys(Some(&args.store.data_dir))?
         .context("a site key is always given or made in the data folder")?;
-    let counter = args.counting.counter(key, name.clone())?;
+    let counter = args.counting.counter(site.keys, name.clone())?;
     let store = args
         .store
         .open_once(name)

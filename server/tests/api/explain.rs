@@ -43,7 +43,11 @@ fn explains_tokens_kinds_and_sources_with_the_given_key() {
         "garbage".to_owned(),
     ]
     .join("\n");
-    let (lines, stderr, success) = explain(&["--key", "whocomes-test-key"], &input);
+    // The static scheme, for a token that does not depend on today's date.
+    let (lines, stderr, success) = explain(
+        &["--key", "whocomes-test-key", "--token-keys", "static"],
+        &input,
+    );
     assert!(!success, "a malformed line makes the run fail at the end");
     assert!(
         stderr.contains("1 of 4 lines could not be read"),
@@ -83,6 +87,8 @@ fn trusted_proxies_and_store_names_are_applied() {
     let args = [
         "--key",
         "whocomes-test-key",
+        "--token-keys",
+        "static",
         "--trusted-proxy",
         "10.0.0.0/8",
         "--store-name",

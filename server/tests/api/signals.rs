@@ -79,8 +79,8 @@ async fn sigterm_stops_the_binary_cleanly() {
 
     sigterm_and_wait(&mut child);
     assert!(
-        data.path().join("key").exists(),
-        "a key was made in the data folder"
+        data.path().join("day-keys").exists(),
+        "day keys were made in the data folder"
     );
     assert!(
         data.path().join("activity.db").exists(),
