@@ -6,6 +6,7 @@ mod explain;
 mod export;
 mod faults;
 mod helpers;
+mod leaks;
 mod recording;
 mod routes;
 mod signals;

@@ -3,17 +3,26 @@
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
-/// Reads the binary's stderr until it says where it serves; returns that URL.
-fn wait_for_serving_line(stderr: impl std::io::Read + Send + 'static) -> String {
+/// Reads the binary's stderr until it says where it serves; returns that
+/// URL. Every line it writes is added to `log`.
+fn wait_for_serving_line(
+    stderr: impl std::io::Read + Send + 'static,
+    log: Arc<Mutex<String>>,
+) -> String {
     let (found, receive) = mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
             if let Some((_, url)) = line.split_once("serving on ") {
                 let _ = found.send(url.trim().to_owned());
             }
+            let mut log = log
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            log.push_str(&line);
+            log.push('\n');
         }
     });
     receive
@@ -22,7 +31,7 @@ fn wait_for_serving_line(stderr: impl std::io::Read + Send + 'static) -> String 
 }
 
 /// Sends SIGTERM and waits (at most 30 s) for a clean exit.
-fn sigterm_and_wait(child: &mut std::process::Child) {
+pub(crate) fn sigterm_and_wait(child: &mut std::process::Child) {
     let killed = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -48,6 +57,15 @@ fn start_binary(
     data: &std::path::Path,
     settings: &[(&str, &str)],
 ) -> (std::process::Child, String) {
+    let (child, url, _) = start_binary_logged(data, settings);
+    (child, url)
+}
+
+/// [`start_binary`], also giving what the binary writes to stderr (its log).
+pub(crate) fn start_binary_logged(
+    data: &std::path::Path,
+    settings: &[(&str, &str)],
+) -> (std::process::Child, String, Arc<Mutex<String>>) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_whocomes"));
     command
         .env("WHOCOMES_DATA_DIR", data)
@@ -61,8 +79,9 @@ fn start_binary(
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     let mut child = command.spawn().expect("the binary starts");
-    let url = wait_for_serving_line(child.stderr.take().expect("stderr is piped"));
-    (child, url)
+    let log = Arc::new(Mutex::new(String::new()));
+    let url = wait_for_serving_line(child.stderr.take().expect("stderr is piped"), log.clone());
+    (child, url, log)
 }
 
 #[tokio::test]
