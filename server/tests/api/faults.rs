@@ -178,3 +178,296 @@ async fn a_store_killed_mid_run_costs_writes_not_requests() {
         "every hit is written or counted as lost: {stats:?}"
     );
 }
+
+/// Requests sent every 10 ms from many addresses until stopped; counts the
+/// answers by whether they were 200.
+struct Load {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    task: tokio::task::JoinHandle<(u64, u64)>,
+}
+
+impl Load {
+    fn start(app: &TestApp) -> Self {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let client = app.client.clone();
+        let url = app.url("/about");
+        let running = stop.clone();
+        let task = tokio::spawn(async move {
+            let (mut ok, mut other) = (0, 0);
+            let mut n = 0u32;
+            while !running.load(std::sync::atomic::Ordering::Relaxed) {
+                n += 1;
+                let answer = client
+                    .get(&url)
+                    .header(
+                        "x-forwarded-for",
+                        format!("203.0.{}.{}", n / 250 % 250, n % 250),
+                    )
+                    .header("user-agent", BROWSER)
+                    .send()
+                    .await;
+                match answer {
+                    Ok(answer) if answer.status().as_u16() == 200 => ok += 1,
+                    _ => other += 1,
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            (ok, other)
+        });
+        Self { stop, task }
+    }
+
+    async fn finish(self) -> (u64, u64) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.task.await.expect("the load ends")
+    }
+}
+
+/// What the Admin tab says of each store: (available, sentence, failures).
+async fn tab_stores(app: &TestApp) -> Vec<(bool, String, u64)> {
+    let answer = app
+        .client
+        .post(app.url("/api/admin/overview"))
+        .form(&[("days", "7")])
+        .send()
+        .await
+        .expect("the server answers");
+    let overview: serde_json::Value = answer.json().await.expect("the overview as JSON");
+    overview["stores"]
+        .as_array()
+        .expect("stores")
+        .iter()
+        .map(|store| {
+            (
+                store["available"].as_bool().unwrap_or(true),
+                store["availability"].as_str().unwrap_or("").to_owned(),
+                store["failures"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+/// Waits until every queued hit is written (or lost); returns the stats.
+async fn drained(app: &TestApp, deadline: Duration) -> activity::recording::StatsSnapshot {
+    wait_until(deadline, async || {
+        let stats = app.recorder_stats();
+        stats.written + stats.lost == stats.queued
+    })
+    .await;
+    app.recorder_stats()
+}
+
+fn postgres_script(command: &str, dir: &str) {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/postgres");
+    let status = Command::new(script)
+        .args([command, dir])
+        .status()
+        .expect("scripts/postgres runs");
+    assert!(status.success(), "scripts/postgres {command}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_stopped_for_30_s_under_load_gets_every_hit_when_it_returns() {
+    if !can_run() {
+        return;
+    }
+    let postgres = Postgres::start(None);
+    let url = format!("--store-url={}", postgres.url);
+    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", &url]).await;
+    let load = Load::start(&app);
+    assert!(
+        wait_until(Duration::from_secs(10), async || app
+            .recorder_stats()
+            .written
+            > 0)
+        .await,
+        "written while the store is up"
+    );
+
+    postgres_script("halt", &postgres.dir);
+    let halted = Instant::now();
+    let says_down = wait_until(Duration::from_secs(20), async || {
+        tab_stores(&app).await.first().is_some_and(|store| !store.0)
+    })
+    .await;
+    assert!(
+        says_down,
+        "the tab says the store is down: {:?}",
+        tab_stores(&app).await
+    );
+    tokio::time::sleep(Duration::from_secs(30).saturating_sub(halted.elapsed())).await;
+    postgres_script("resume", &postgres.dir);
+
+    let (ok, other) = load.finish().await;
+    assert_eq!(
+        other, 0,
+        "every request served during the outage ({ok} were)"
+    );
+    assert!(ok > 500, "under load: {ok} requests");
+    let stats = drained(&app, Duration::from_secs(90)).await;
+    assert_eq!(
+        (stats.written, stats.lost, stats.dropped),
+        (ok, 0, 0),
+        "every hit written after the store returned: {stats:?}"
+    );
+    assert!(stats.failed_writes > 0, "the failed writes are counted");
+    let stores = tab_stores(&app).await;
+    let (available, _, failures) = stores.first().cloned().expect("a store");
+    assert!(
+        available && failures > 0,
+        "back, with its failures on the card: {stores:?}"
+    );
+    app.stop().await.expect("stops");
+}
+
+/// A tmpfs mounted on a folder of its own (for a file system that can be
+/// made read-only), unmounted on drop; `None` where mounting is not allowed.
+struct Mounted(tempfile::TempDir);
+
+impl Mounted {
+    fn new() -> Option<Self> {
+        let folder = tempfile::tempdir().expect("a folder");
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=64m", "tmpfs"])
+            .arg(folder.path())
+            .status()
+            .is_ok_and(|status| status.success());
+        mounted.then_some(Self(folder))
+    }
+
+    fn read_only(&self, read_only: bool) {
+        let option = if read_only {
+            "remount,ro"
+        } else {
+            "remount,rw"
+        };
+        let status = Command::new("mount")
+            .args(["-o", option])
+            .arg(self.0.path())
+            .status()
+            .expect("mount runs");
+        assert!(status.success(), "mount -o {option}");
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.0.path()).status();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_sqlite_file_costs_writes_not_requests() {
+    let Some(mounted) = Mounted::new() else {
+        println!(
+            "SKIPPED: cannot mount a tmpfs here (needs root), so no read-only file system to test on"
+        );
+        return;
+    };
+    let path = mounted.0.path().join("activity.db");
+    // The file exists, then its file system turns read-only (Linux refuses
+    // that while a file on it is open for writing, so before the server starts).
+    let made = activity_sqlite::SqliteStore::open(
+        path.to_str().expect("UTF-8"),
+        activity::StoreName::parse("sqlite").expect("a name"),
+        activity::store::Retention::default(),
+    )
+    .await
+    .expect("made");
+    activity::store::ActivityStore::close(&made).await;
+    drop(made);
+    mounted.read_only(true);
+    let url = format!("--store-url=sqlite://{}", path.display());
+    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", &url]).await;
+    let load = Load::start(&app);
+    let says_down = wait_until(Duration::from_secs(20), async || {
+        tab_stores(&app).await.first().is_some_and(|store| !store.0)
+    })
+    .await;
+    assert!(
+        says_down,
+        "the tab says the store is not keeping: {:?}",
+        tab_stores(&app).await
+    );
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    mounted.read_only(false);
+
+    let picked_up = wait_until(Duration::from_secs(30), async || {
+        tab_stores(&app).await.first().is_some_and(|store| store.0)
+    })
+    .await;
+    assert!(picked_up, "writable again: {:?}", tab_stores(&app).await);
+    let (ok, other) = load.finish().await;
+    assert_eq!(
+        other, 0,
+        "every request served while the file was read-only ({ok} were)"
+    );
+    let stats = drained(&app, Duration::from_secs(90)).await;
+    assert_eq!(
+        (stats.written, stats.lost, stats.dropped),
+        (ok, 0, 0),
+        "every hit written once the file could be written: {stats:?}"
+    );
+    app.stop().await.expect("stops");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_costs_writes_not_requests() {
+    let Some(mounted) = Mounted::new() else {
+        println!("SKIPPED: cannot mount a tmpfs here (needs root), so no disk to fill");
+        return;
+    };
+    let url = format!(
+        "--store-url=sqlite://{}/activity.db",
+        mounted.0.path().display()
+    );
+    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", &url]).await;
+    let load = Load::start(&app);
+    assert!(
+        wait_until(Duration::from_secs(10), async || app
+            .recorder_stats()
+            .written
+            > 0)
+        .await,
+        "written while there is room"
+    );
+
+    // Fill the file system to the last byte.
+    let filler = mounted.0.path().join("filler");
+    let mut file = std::fs::File::create(&filler).expect("a filler");
+    let block = vec![0u8; 1 << 20];
+    while std::io::Write::write_all(&mut file, &block).is_ok() {}
+    while std::io::Write::write_all(&mut file, &block[..4096]).is_ok() {}
+    drop(file);
+    let says_down = wait_until(Duration::from_secs(20), async || {
+        tab_stores(&app).await.first().is_some_and(|store| !store.0)
+    })
+    .await;
+    let stores = tab_stores(&app).await;
+    assert!(
+        says_down,
+        "the tab says the store cannot be written: {stores:?}"
+    );
+    assert!(stores[0].1.contains("cannot be written"), "{stores:?}");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    std::fs::remove_file(&filler).expect("room again");
+
+    let (ok, other) = load.finish().await;
+    assert_eq!(
+        other, 0,
+        "every request served while the disk was full ({ok} were)"
+    );
+    let stats = drained(&app, Duration::from_secs(90)).await;
+    assert_eq!(
+        (stats.written, stats.lost, stats.dropped),
+        (ok, 0, 0),
+        "every hit written once there was room: {stats:?}"
+    );
+    assert!(stats.failed_writes > 0, "the failed writes are counted");
+    let stores = tab_stores(&app).await;
+    assert!(
+        stores[0].0 && stores[0].2 > 0,
+        "writing again, failures on the card: {stores:?}"
+    );
+    app.stop().await.expect("stops");
+}

@@ -31,6 +31,10 @@ pub struct SqliteStore {
     location: String,
     retention: Retention,
     meter: CostMeter,
+    /// Why the last write failed, until a write succeeds again (a file
+    /// that can be read but not written — read-only, disk full — is not
+    /// keeping activity, though it answers reads).
+    write_error: std::sync::Mutex<Option<String>>,
 }
 
 /// A database error in words safe to show (sqlx never puts row values in them).
@@ -78,6 +82,7 @@ impl SqliteStore {
             location,
             retention,
             meter: CostMeter::default(),
+            write_error: std::sync::Mutex::default(),
         })
     }
 
@@ -95,12 +100,25 @@ impl ActivityStore for SqliteStore {
 
     async fn availability(&self) -> Availability {
         let reachable = sqlx::query("SELECT 1").execute(&self.pool).await;
+        let write_error = self
+            .write_error
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let (available, reason) = match (reachable, write_error) {
+            (Err(error), _) => (
+                false,
+                format!("SQLite at {} cannot be used: {error}", self.location),
+            ),
+            (Ok(_), Some(error)) => (
+                false,
+                format!("SQLite at {} cannot be written: {error}", self.location),
+            ),
+            (Ok(_), None) => (true, format!("kept in SQLite at {}", self.location)),
+        };
         Availability {
-            available: reachable.is_ok(),
-            reason: match reachable {
-                Ok(_) => format!("kept in SQLite at {}", self.location),
-                Err(error) => format!("SQLite at {} cannot be used: {error}", self.location),
-            },
+            available,
+            reason,
             retention: self.retention.describe(),
         }
     }
@@ -111,6 +129,11 @@ impl ActivityStore for SqliteStore {
         }
         let started = Instant::now();
         let result = write::record(&self.pool, batch).await;
+        *self
+            .write_error
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+            result.as_ref().err().map(ToString::to_string);
         self.metered(started, result)
     }
 
