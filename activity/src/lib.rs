@@ -26,6 +26,7 @@ pub mod bots;
 pub mod classify;
 pub mod contract;
 pub mod hit;
+pub mod logline;
 pub mod path;
 pub mod ratchet;
 #[cfg(feature = "server")]

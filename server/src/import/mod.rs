@@ -6,7 +6,7 @@
 
 pub mod ledger;
 pub mod lines;
-pub mod logline;
+pub use activity::logline;
 pub mod progress;
 pub mod tally;
 
@@ -33,8 +33,8 @@ use tally::Tally;
 /// flags as `serve`.
 #[derive(Clone, Debug, Args)]
 pub struct ImportArgs {
-    /// The logs' line format.
-    #[arg(long, value_enum, default_value = "combined")]
+    /// The logs' line format: `combined` or `common`.
+    #[arg(long, default_value = "combined")]
     pub format: LogFormat,
 
     /// Access logs to import, in order (`-`: stdin; gzip is read directly).

@@ -6,19 +6,31 @@
 
 use std::net::IpAddr;
 
-use activity::address::parse_address;
+use crate::address::parse_address;
 use chrono::{DateTime, Utc};
 
 /// The longest line read; longer ones are malformed (and never buffered whole).
 pub const MAX_LINE_BYTES: usize = 16 * 1024;
 
-/// Which fields a line has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// Which fields a line has (`combined` or `common`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LogFormat {
     /// `host ident user [time] "request" status bytes "referer" "user-agent"`.
     Combined,
     /// The same without referer and user agent.
     Common,
+}
+
+impl std::str::FromStr for LogFormat {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "combined" => Ok(Self::Combined),
+            "common" => Ok(Self::Common),
+            _ => Err("the log format is `combined` or `common`".to_owned()),
+        }
+    }
 }
 
 /// What a log line says about one request.
