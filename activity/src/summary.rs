@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::report::{self, FunnelStep, KindCounts, MergedVisitor, PathTotal, SourceReport};
 use crate::rows::HourRow;
+use crate::source::Source;
 use crate::store::{ActivityStore, StoreError};
 
 /// The most funnel steps a store's engine counts in one pass (one bit each).
@@ -95,6 +96,25 @@ impl Days {
         self.days
             .entry(day)
             .or_insert_with(|| DaySummary::empty(day, self.steps))
+    }
+
+    /// Counts `visitor_days` people visitor-days of `day` whose page loads
+    /// came from exactly the sources in `set`, written space-separated as a
+    /// store's engine joins them (`None`: no source, typed or unknown).
+    /// Fails on a text that is not a source.
+    pub fn add_source_set(
+        &mut self,
+        day: NaiveDate,
+        set: Option<&str>,
+        visitor_days: u64,
+    ) -> Result<(), String> {
+        let sources = set
+            .into_iter()
+            .flat_map(|text| text.split(' '))
+            .map(|source| Source::try_from(source.to_owned()))
+            .collect::<Result<Vec<Source>, String>>()?;
+        self.day(day).sources.add(&sources, visitor_days);
+        Ok(())
     }
 
     /// The summaries, oldest first, each one's paths by path.

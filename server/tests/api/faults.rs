@@ -257,6 +257,36 @@ async fn drained(app: &TestApp, deadline: Duration) -> activity::recording::Stat
     app.recorder_stats()
 }
 
+/// Whether the tab comes to say the store is not keeping activity (or, with
+/// `available`, that it is again) within 20 s.
+async fn tab_says_available(app: &TestApp, available: bool) -> bool {
+    wait_until(Duration::from_secs(20), async || {
+        tab_stores(app)
+            .await
+            .first()
+            .is_some_and(|store| store.0 == available)
+    })
+    .await
+}
+
+/// Ends the load, then checks that every request during `fault` was served
+/// and every hit written once it passed; returns the writer's counts.
+async fn served_and_written(
+    app: &TestApp,
+    load: Load,
+    fault: &str,
+) -> activity::recording::StatsSnapshot {
+    let (ok, other) = load.finish().await;
+    assert_eq!(other, 0, "every request served during {fault} ({ok} were)");
+    let stats = drained(app, Duration::from_secs(90)).await;
+    assert_eq!(
+        (stats.written, stats.lost, stats.dropped),
+        (ok, 0, 0),
+        "every hit written after {fault}: {stats:?}"
+    );
+    stats
+}
+
 fn postgres_script(command: &str, dir: &str) {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/postgres");
     let status = Command::new(script)
@@ -286,30 +316,16 @@ async fn postgres_stopped_for_30_s_under_load_gets_every_hit_when_it_returns() {
 
     postgres_script("halt", &postgres.dir);
     let halted = Instant::now();
-    let says_down = wait_until(Duration::from_secs(20), async || {
-        tab_stores(&app).await.first().is_some_and(|store| !store.0)
-    })
-    .await;
     assert!(
-        says_down,
+        tab_says_available(&app, false).await,
         "the tab says the store is down: {:?}",
         tab_stores(&app).await
     );
     tokio::time::sleep(Duration::from_secs(30).saturating_sub(halted.elapsed())).await;
     postgres_script("resume", &postgres.dir);
 
-    let (ok, other) = load.finish().await;
-    assert_eq!(
-        other, 0,
-        "every request served during the outage ({ok} were)"
-    );
-    assert!(ok > 500, "under load: {ok} requests");
-    let stats = drained(&app, Duration::from_secs(90)).await;
-    assert_eq!(
-        (stats.written, stats.lost, stats.dropped),
-        (ok, 0, 0),
-        "every hit written after the store returned: {stats:?}"
-    );
+    let stats = served_and_written(&app, load, "a 30 s outage").await;
+    assert!(stats.written > 500, "under load: {stats:?}");
     assert!(stats.failed_writes > 0, "the failed writes are counted");
     let stores = tab_stores(&app).await;
     let (available, _, failures) = stores.first().cloned().expect("a store");
@@ -380,34 +396,20 @@ async fn a_read_only_sqlite_file_costs_writes_not_requests() {
     let url = format!("--store-url=sqlite://{}", path.display());
     let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", &url]).await;
     let load = Load::start(&app);
-    let says_down = wait_until(Duration::from_secs(20), async || {
-        tab_stores(&app).await.first().is_some_and(|store| !store.0)
-    })
-    .await;
     assert!(
-        says_down,
+        tab_says_available(&app, false).await,
         "the tab says the store is not keeping: {:?}",
         tab_stores(&app).await
     );
     tokio::time::sleep(Duration::from_secs(3)).await;
     mounted.read_only(false);
 
-    let picked_up = wait_until(Duration::from_secs(30), async || {
-        tab_stores(&app).await.first().is_some_and(|store| store.0)
-    })
-    .await;
-    assert!(picked_up, "writable again: {:?}", tab_stores(&app).await);
-    let (ok, other) = load.finish().await;
-    assert_eq!(
-        other, 0,
-        "every request served while the file was read-only ({ok} were)"
+    assert!(
+        tab_says_available(&app, true).await,
+        "writable again: {:?}",
+        tab_stores(&app).await
     );
-    let stats = drained(&app, Duration::from_secs(90)).await;
-    assert_eq!(
-        (stats.written, stats.lost, stats.dropped),
-        (ok, 0, 0),
-        "every hit written once the file could be written: {stats:?}"
-    );
+    served_and_written(&app, load, "a read-only file system").await;
     app.stop().await.expect("stops");
 }
 
@@ -439,30 +441,16 @@ async fn a_full_disk_costs_writes_not_requests() {
     while std::io::Write::write_all(&mut file, &block).is_ok() {}
     while std::io::Write::write_all(&mut file, &block[..4096]).is_ok() {}
     drop(file);
-    let says_down = wait_until(Duration::from_secs(20), async || {
-        tab_stores(&app).await.first().is_some_and(|store| !store.0)
-    })
-    .await;
-    let stores = tab_stores(&app).await;
     assert!(
-        says_down,
-        "the tab says the store cannot be written: {stores:?}"
+        tab_says_available(&app, false).await,
+        "the tab says the store cannot be written"
     );
+    let stores = tab_stores(&app).await;
     assert!(stores[0].1.contains("cannot be written"), "{stores:?}");
     tokio::time::sleep(Duration::from_secs(3)).await;
     std::fs::remove_file(&filler).expect("room again");
 
-    let (ok, other) = load.finish().await;
-    assert_eq!(
-        other, 0,
-        "every request served while the disk was full ({ok} were)"
-    );
-    let stats = drained(&app, Duration::from_secs(90)).await;
-    assert_eq!(
-        (stats.written, stats.lost, stats.dropped),
-        (ok, 0, 0),
-        "every hit written once there was room: {stats:?}"
-    );
+    let stats = served_and_written(&app, load, "a full disk").await;
     assert!(stats.failed_writes > 0, "the failed writes are counted");
     let stores = tab_stores(&app).await;
     assert!(

@@ -5,7 +5,6 @@
 
 use activity::StoreName;
 use activity::report::{FunnelStep, KindCounts, PathTotal};
-use activity::source::Source;
 use activity::store::StoreError;
 use activity::summary::{DaySummary, Days, step_bits};
 use chrono::NaiveDate;
@@ -81,13 +80,9 @@ pub(crate) async fn day_summaries(
     );
     for row in query(pool, &sources, store, &from, &to).await? {
         let set: Option<String> = get(&row, "sources")?;
-        let set = set
-            .iter()
-            .flat_map(|text| text.split(' '))
-            .map(|source| Source::try_from(source.to_owned()).map_err(|_| invalid("source")))
-            .collect::<Result<Vec<Source>, StoreError>>()?;
         let visitors = count(get(&row, "visitors")?);
-        days.day(day_of(&row)?).sources.add(&set, visitors);
+        days.add_source_set(day_of(&row)?, set.as_deref(), visitors)
+            .map_err(|_| invalid("source"))?;
     }
 
     let bits = serde_json::to_string(&step_bits(steps)).map_err(|_| invalid("funnel step"))?;
