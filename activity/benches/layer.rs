@@ -108,10 +108,26 @@ fn layer(c: &mut Criterion) {
         queue: 1 << 20,
         ..RecorderConfig::default()
     };
-    let (activity, _writer) = start(counter, store, config);
+    let (activity, _writer) = start(counter, store.clone(), config.clone());
+    // The same with day keys (the default): a read lock per hit.
+    let day_keys = activity::TokenKeys::Ratchet {
+        keys: Arc::new(std::sync::RwLock::new(
+            activity::ratchet::DayKeys::seed(&[7; 32], chrono::Utc::now().date_naive())
+                .expect("a seed"),
+        )),
+        orphans: VisitorKey::from_bytes(vec![9; 32]).expect("a key"),
+    };
+    let day_counter = Counter::with_keys(
+        Rules::default(),
+        day_keys,
+        TrustedProxies::default(),
+        StoreName::parse("memory").expect("a name"),
+    );
+    let (day_activity, _day_writer) = start(day_counter, store, config);
     let inner = service_fn(|_: http::Request<()>| async { Ok::<_, Infallible>(()) });
     let mut bare = inner;
     let mut counted = activity.layer(inner);
+    let mut day_counted = day_activity.layer(inner);
 
     let mut group = c.benchmark_group("request path");
     group.bench_function("without the layer", |b| {
@@ -125,6 +141,13 @@ fn layer(c: &mut Criterion) {
         b.iter_batched(
             || request("/resume?ref=linkedin"),
             |r| black_box(counted.call(r)),
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("with the layer: page load, day keys", |b| {
+        b.iter_batched(
+            || request("/resume?ref=linkedin"),
+            |r| black_box(day_counted.call(r)),
             criterion::BatchSize::SmallInput,
         )
     });

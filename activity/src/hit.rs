@@ -150,15 +150,15 @@ pub enum TokenKeys {
 }
 
 impl TokenKeys {
-    /// The key that makes `day`'s tokens.
-    pub fn key_for(&self, day: NaiveDate) -> VisitorKey {
+    /// The token of `client` on `day`.
+    pub fn token(&self, day: NaiveDate, client: Option<IpAddr>) -> VisitorToken {
         match self {
-            Self::Static(key) => key.clone(),
+            Self::Static(key) => visitor_token(key, day, client),
             Self::Ratchet { keys, orphans } => keys
                 .read()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .key_for(day)
-                .unwrap_or_else(|| orphans.clone()),
+                .token_for(day, |key| visitor_token(key, day, client))
+                .unwrap_or_else(|| visitor_token(orphans, day, client)),
         }
     }
 }
@@ -265,7 +265,7 @@ impl Counter {
         let reason = kind_of(&path, request.user_agent, client, &self.rules);
         let hit = Hit {
             at,
-            visitor: visitor_token(&self.keys.key_for(at.date_naive()), at.date_naive(), client),
+            visitor: self.keys.token(at.date_naive(), client),
             network: Network::of(client),
             source: page_load
                 .then(|| {

@@ -38,12 +38,30 @@ fn next(material: &Material) -> Material {
     hmac(material, b"whocomes next day")
 }
 
-/// Today's and yesterday's keys, and nothing older.
-#[derive(Clone, PartialEq, Eq)]
+/// Today's and yesterday's keys, and nothing older (with their HMAC states
+/// made once, so a hit costs no key set-up).
+#[derive(Clone)]
 pub struct DayKeys {
     day: NaiveDate,
     today: Material,
     yesterday: Option<Material>,
+    today_key: VisitorKey,
+    yesterday_key: Option<VisitorKey>,
+}
+
+impl PartialEq for DayKeys {
+    fn eq(&self, other: &Self) -> bool {
+        (self.day, self.today, self.yesterday) == (other.day, other.today, other.yesterday)
+    }
+}
+
+impl Eq for DayKeys {}
+
+fn key_of(material: &Material) -> VisitorKey {
+    match VisitorKey::from_bytes(material.to_vec()) {
+        Ok(key) => key,
+        Err(_) => unreachable!("32 bytes are a key"),
+    }
 }
 
 impl std::fmt::Debug for DayKeys {
@@ -69,14 +87,19 @@ impl DayKeys {
         if seed.is_empty() {
             return Err(KeyError::Empty);
         }
-        let start = day.min(EPOCH);
-        let mut keys = Self {
-            day: start,
-            today: hmac(seed, b"whocomes day key"),
-            yesterday: None,
-        };
+        let mut keys = Self::new(day.min(EPOCH), hmac(seed, b"whocomes day key"), None);
         keys.advance_to(day);
         Ok(keys)
+    }
+
+    fn new(day: NaiveDate, today: Material, yesterday: Option<Material>) -> Self {
+        Self {
+            day,
+            today_key: key_of(&today),
+            yesterday_key: yesterday.as_ref().map(key_of),
+            today,
+            yesterday,
+        }
     }
 
     /// The day whose key is today's.
@@ -87,27 +110,36 @@ impl DayKeys {
     /// Ratchets forward to `day` (never back), dropping every key older
     /// than the day before it.
     pub fn advance_to(&mut self, day: NaiveDate) {
+        if self.day >= day {
+            return;
+        }
         while self.day < day {
             let next = next(&self.today);
             self.yesterday = Some(std::mem::replace(&mut self.today, next));
             self.day = self.day + Days::new(1);
         }
+        *self = Self::new(self.day, self.today, self.yesterday);
     }
 
     /// The key of `day`, if the kept material makes it: today's, yesterday's,
     /// or tomorrow's (made on the fly when midnight has passed before the
     /// ratchet turned). `None` for any older day.
     pub fn key_for(&self, day: NaiveDate) -> Option<VisitorKey> {
-        let material = if day == self.day {
-            self.today
-        } else if Some(day) == self.day.succ_opt() {
-            next(&self.today)
+        self.token_for(day, |key| key.clone())
+    }
+
+    /// Applies `make` to the key of `day`, if the kept material makes it
+    /// (as [`key_for`](Self::key_for)), without copying a kept key.
+    pub fn token_for<T>(&self, day: NaiveDate, make: impl FnOnce(&VisitorKey) -> T) -> Option<T> {
+        if day == self.day {
+            Some(make(&self.today_key))
         } else if Some(day) == self.day.pred_opt() {
-            self.yesterday?
+            self.yesterday_key.as_ref().map(make)
+        } else if Some(day) == self.day.succ_opt() {
+            Some(make(&key_of(&next(&self.today))))
         } else {
-            return None;
-        };
-        VisitorKey::from_bytes(material.to_vec()).ok()
+            None
+        }
     }
 
     /// The state to keep on disk: `DAY TODAY-HEX [YESTERDAY-HEX]`.
@@ -136,11 +168,7 @@ impl DayKeys {
         if parts.next().is_some() {
             return Err(StateError::Malformed);
         }
-        Ok(Self {
-            day,
-            today,
-            yesterday,
-        })
+        Ok(Self::new(day, today, yesterday))
     }
 }
 
