@@ -108,7 +108,7 @@ fn layer(c: &mut Criterion) {
         queue: 1 << 20,
         ..RecorderConfig::default()
     };
-    let (activity, _writer) = start(counter, store.clone(), config.clone());
+    let (activity, _writer) = start(counter, store.clone(), config);
     // The same with day keys (the default): a read lock per hit.
     let day_keys = activity::TokenKeys::Ratchet {
         keys: Arc::new(std::sync::RwLock::new(
