@@ -1,5 +1,6 @@
 //! The charts, drawn with plotters as SVG text: visitors per day stacked by
-//! kind, and requests per day with one line per store. The same functions run
+//! kind, requests per day with one line per store, and each store's small
+//! line for the stores card. The same functions run
 //! on the server (the first paint, readable without JavaScript) and in the
 //! browser (after a toggle or a range change).
 
@@ -12,6 +13,8 @@ use crate::palette::{self, Colour};
 
 const SIZE: (u32, u32) = (860, 340);
 const FONT: &str = "sans-serif";
+/// A store's small line in the stores card.
+const SPARKLINE_SIZE: (u32, u32) = (180, 36);
 
 fn rgb(colour: Colour) -> RGBColor {
     RGBColor(colour.0, colour.1, colour.2)
@@ -149,7 +152,7 @@ pub fn store_lines(dates: &[NaiveDate], lines: &[StoreLine]) -> Result<String, S
                 chart
                     .draw_series(LineSeries::new(points.clone(), style))
                     .map_err(|e| e.to_string())?
-                    .label(line.store.clone())
+                    .label(crate::model::store_label(&line.store, line.demo))
                     .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], style));
                 // Markers as well as colours: a fifth store reuses a colour with another shape.
                 if (index / palette::STORES.len()).is_multiple_of(2) {
@@ -169,6 +172,32 @@ pub fn store_lines(dates: &[NaiveDate], lines: &[StoreLine]) -> Result<String, S
             Ok(())
         },
     )
+}
+
+/// A store's requests per day as a small line without axes (the stores
+/// card), in the colour its line has in the chart by store.
+pub fn sparkline(requests: &[u64], index: usize) -> Result<String, String> {
+    let top = requests.iter().copied().max().unwrap_or(0).max(1) as f64 * 1.1;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SPARKLINE_SIZE).into_drawing_area();
+        let mut chart = ChartBuilder::on(&root)
+            .margin(3)
+            .build_cartesian_2d(0f64..requests.len().max(2) as f64 - 1.0, 0f64..top)
+            .map_err(|e| e.to_string())?;
+        let style = rgb(palette::store_colour(index)).stroke_width(2);
+        chart
+            .draw_series(LineSeries::new(
+                requests
+                    .iter()
+                    .enumerate()
+                    .map(|(i, requests)| (i as f64, *requests as f64)),
+                style,
+            ))
+            .map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
 }
 
 #[cfg(test)]
@@ -225,15 +254,34 @@ mod tests {
         let lines = vec![
             StoreLine {
                 store: "sqlite".into(),
+                demo: false,
                 requests: vec![4, 8, 2],
             },
             StoreLine {
-                store: "eu-web-1".into(),
+                store: "demo".into(),
+                demo: true,
                 requests: vec![1, 0, 9],
             },
         ];
         let svg = store_lines(&dates, &lines).expect("draws");
-        assert!(svg.contains("sqlite") && svg.contains("eu-web-1"));
+        assert!(svg.contains(">sqlite<"), "{svg}");
+        assert!(
+            svg.contains("demo (demo data)"),
+            "the demo store is labelled"
+        );
         assert!(svg.matches("<polyline").count() >= 2, "a line per store");
+    }
+
+    #[test]
+    fn a_sparkline_is_one_line_in_the_stores_colour() {
+        let svg = sparkline(&[3, 9, 4, 12], 1).expect("draws");
+        assert_eq!(svg.matches("<polyline").count(), 1, "{svg}");
+        let colour = palette::store_colour(1).hex().to_uppercase();
+        assert!(svg.to_uppercase().contains(&colour), "{svg}");
+        assert!(
+            sparkline(&[], 0)
+                .expect("an empty range draws")
+                .contains("<svg")
+        );
     }
 }

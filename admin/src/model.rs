@@ -70,11 +70,23 @@ pub struct Totals {
     pub requests: u64,
 }
 
+/// How a store is named in the chart's legend and the stores card: its
+/// name, and "demo data" after it when it holds made-up visits.
+pub fn store_label(store: &str, demo: bool) -> String {
+    if demo {
+        format!("{store} (demo data)")
+    } else {
+        store.to_owned()
+    }
+}
+
 /// One store's requests per day.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoreLine {
     /// The store's name.
     pub store: String,
+    /// Whether it holds made-up demo visits.
+    pub demo: bool,
     /// Requests per day, aligned with [`Overview::days`].
     pub requests: Vec<u64>,
 }
@@ -95,6 +107,8 @@ pub struct SourceRow {
 pub struct StoreStatus {
     /// The store's name.
     pub store: String,
+    /// Whether it holds made-up demo visits.
+    pub demo: bool,
     /// Whether it answers now.
     pub available: bool,
     /// Its availability sentence.

@@ -156,7 +156,6 @@ for (const target of targets) {
         await page.getByRole('button', { name: 'Show as table' }).click();
         await page.getByRole('button', { name: '30 days' }).click();
         await expect(range).toContainText('The last 30 days');
-        await page.screenshot({ path: '../docs/admin.png', fullPage: true });
       }
 
       await page.getByRole('button', { name: 'Sign out' }).click();

@@ -60,6 +60,12 @@ pub enum Command {
     /// A log imported before is not counted again (the store keeps an
     /// import ledger); a log that has grown adds only its new lines.
     Import(Box<crate::import::ImportArgs>),
+    /// Write 90 days of made-up visits (people, crawlers, scanners, a
+    /// monitor) as access logs into DATA_DIR/demo/ and import them into a
+    /// store of their own, named `demo`. Then `serve --demo` draws it
+    /// beside the site's own counts. The same `--seed` gives the same
+    /// history; loading again counts no day twice.
+    Demo(Box<crate::demo::DemoArgs>),
 }
 
 /// How to explain requests: the same counting flags as `serve`.
@@ -96,6 +102,16 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub admin: AdminArgs,
 
+    /// Also read the demo store (a made-up history in the store named
+    /// `demo`, beside the site's own), loading it first as `whocomes demo`
+    /// does: 90 days, or the days missing since it was last loaded.
+    #[arg(long, env = "WHOCOMES_DEMO")]
+    pub demo: bool,
+
+    /// The demo history's seed (with `--demo`).
+    #[arg(long, env = "WHOCOMES_DEMO_SEED", default_value_t = 1)]
+    pub demo_seed: u64,
+
     /// Serve without counting anything (no layer, no store): for measuring
     /// what counting costs, side by side with a counting server.
     #[arg(long, env = "WHOCOMES_NO_COUNTING")]
@@ -112,7 +128,7 @@ mod tests {
             .into_command()
         {
             Command::Serve(args) => *args,
-            Command::Explain(_) | Command::Export(_) | Command::Import(_) => {
+            Command::Explain(_) | Command::Export(_) | Command::Import(_) | Command::Demo(_) => {
                 panic!("expected serve")
             }
         }
@@ -201,6 +217,8 @@ mod tests {
             "WHOCOMES_FLUSH_HITS",
             "WHOCOMES_VISITOR_DAYS",
             "WHOCOMES_HOUR_DAYS",
+            "WHOCOMES_DEMO",
+            "WHOCOMES_DEMO_SEED",
         ] {
             assert!(help.contains(variable), "{variable} missing from:\n{help}");
         }

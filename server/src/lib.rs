@@ -18,6 +18,7 @@ pub mod admin_args;
 pub mod cli;
 pub mod counting;
 pub mod day_keys;
+pub mod demo;
 pub mod explain;
 pub mod export;
 pub mod import;

@@ -48,6 +48,19 @@ async fn run(command: Command) -> anyhow::Result<()> {
             write!(std::io::stdout().lock(), "{tally}")?;
             Ok(())
         }
+        Command::Demo(args) => {
+            let loaded = server::demo::load(&args, chrono::Utc::now()).await?;
+            let mut out = std::io::stdout().lock();
+            write!(out, "{}", loaded.tally)?;
+            writeln!(
+                out,
+                "Demo: {} days of made-up visits (seed {}) in the store named {}. See them with: whocomes serve --demo",
+                loaded.days.len(),
+                args.seed,
+                server::demo::DEMO_STORE
+            )?;
+            Ok(())
+        }
         Command::Export(args) => {
             let rows = server::export::export(&args, std::io::stdout().lock()).await?;
             eprintln!("whocomes export: {rows} rows");

@@ -59,8 +59,46 @@ fn admin_tab(
         private: config.admin.private,
         proxies: config.counting.proxies(),
         funnel: None,
+        demo: config
+            .demo
+            .then(crate::demo::store_name)
+            .transpose()
+            .context("the demo store's name")?,
     })?;
     Ok(admin)
+}
+
+/// Loads the demo history (`serve --demo`) and adds its store to those read.
+async fn demo(config: &mut ServeArgs, served: &activity::StoreName) -> anyhow::Result<()> {
+    let name = crate::demo::store_name()?;
+    anyhow::ensure!(
+        *served != name,
+        "--demo keeps made-up visits in the store named {name}: the site's own store needs another name"
+    );
+    let loaded = crate::demo::load(
+        &crate::demo::DemoArgs {
+            seed: config.demo_seed,
+            days: crate::demo::DEMO_DAYS,
+            quiet: true,
+            counting: config.counting.clone(),
+            store: config.store.clone(),
+            recorder: config.recorder.clone(),
+        },
+        chrono::Utc::now(),
+    )
+    .await
+    .context("cannot load the demo history")?;
+    tracing::info!(
+        days = loaded.days.len(),
+        counted = loaded.tally.counted(),
+        seed = config.demo_seed,
+        "demo history loaded into the store named {name} (made-up visits, drawn beside the site's own)"
+    );
+    config.store.read_stores.push(crate::storage::ReadStore {
+        name,
+        url: config.store.url(),
+    });
+    Ok(())
 }
 
 impl Application {
@@ -88,6 +126,10 @@ impl Application {
             .build();
 
         let store_name = config.store.store_name()?;
+        let mut config = config;
+        if config.demo {
+            demo(&mut config, &store_name).await?;
+        }
         let site = config
             .counting
             .site_keys(Some(&config.store.data_dir))?

@@ -27,6 +27,7 @@ mod summaries;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
+use activity::StoreName;
 use activity::address::{Network, TrustedProxies};
 use activity::recording::RecorderStats;
 use activity::report::{FunnelStep, default_funnel};
@@ -56,6 +57,9 @@ pub struct AdminConfig {
     pub proxies: TrustedProxies,
     /// The funnel's steps (default: [`default_funnel`]).
     pub funnel: Option<Vec<FunnelStep>>,
+    /// The store that holds made-up demo visits, if one is read: the tab
+    /// labels it as demo data wherever it shows it.
+    pub demo: Option<StoreName>,
 }
 
 impl std::fmt::Debug for AdminConfig {
@@ -81,6 +85,7 @@ struct Inner {
     private: bool,
     proxies: TrustedProxies,
     funnel: Vec<FunnelStep>,
+    demo: Option<StoreName>,
     summaries: Arc<SummaryCache>,
 }
 
@@ -107,6 +112,7 @@ impl Admin {
             private: config.private,
             proxies: config.proxies,
             funnel: config.funnel.unwrap_or_else(default_funnel),
+            demo: config.demo,
             summaries: Arc::default(),
         })))
     }
@@ -143,6 +149,11 @@ impl Admin {
     /// The funnel's steps.
     pub fn funnel(&self) -> &[FunnelStep] {
         &self.0.funnel
+    }
+
+    /// Whether `store` holds made-up demo visits.
+    pub fn is_demo(&self, store: &StoreName) -> bool {
+        self.0.demo.as_ref() == Some(store)
     }
 
     /// Whether the aggregates need a session too.

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use activity::report::{self, KindCounts, SourceReport};
 use activity::rows::VisitorDay;
 use activity::source::SourceGroup;
-use activity::store::ActivityStore;
 use activity::summary::DaySummary;
 use chrono::{DateTime, Days, NaiveDate, NaiveTime, Utc};
 
@@ -85,6 +84,7 @@ pub async fn overview(admin: &Admin, range: u16, now: DateTime<Utc>) -> Overview
             .zip(&marks.requests)
             .map(|(store, requests)| StoreLine {
                 store: store.name().to_string(),
+                demo: admin.is_demo(store.name()),
                 requests: dates
                     .iter()
                     .map(|day| {
@@ -100,7 +100,7 @@ pub async fn overview(admin: &Admin, range: u16, now: DateTime<Utc>) -> Overview
         funnel: report::funnel_of_counts(steps, &now_sum.steps),
         top_paths: report::top_of(current.iter().flat_map(|s| &s.paths), TOP_PATHS),
         last_five_minutes: admin.recorder().map_or(0, |stats| stats.recent(now, 300)),
-        stores: statuses(stores, &marks, summary_error.as_deref()).await,
+        stores: statuses(admin, &marks, summary_error.as_deref()).await,
         writer: admin
             .recorder()
             .map_or_else(WriterStatus::default, |stats| {
@@ -147,17 +147,15 @@ fn source_rows(sources: &SourceReport) -> Vec<SourceRow> {
 
 /// Each store's card: its availability and cost, and why it could not be
 /// read (its own error, else the summaries' error).
-async fn statuses(
-    stores: &[Arc<dyn ActivityStore>],
-    marks: &Marks,
-    summary_error: Option<&str>,
-) -> Vec<StoreStatus> {
+async fn statuses(admin: &Admin, marks: &Marks, summary_error: Option<&str>) -> Vec<StoreStatus> {
+    let stores = admin.stores();
     let mut statuses = Vec::with_capacity(stores.len());
     for (store, error) in stores.iter().zip(&marks.errors) {
         let availability = store.availability().await;
         let cost = store.cost();
         statuses.push(StoreStatus {
             store: store.name().to_string(),
+            demo: admin.is_demo(store.name()),
             available: availability.available,
             availability: availability.reason,
             retention: availability.retention,
@@ -224,6 +222,7 @@ mod tests {
 
     use super::*;
     use crate::server::AdminConfig;
+    use activity::store::ActivityStore;
 
     fn memory(name: &str) -> Arc<MemoryStore> {
         Arc::new(MemoryStore::new(

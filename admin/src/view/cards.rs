@@ -1,12 +1,14 @@
 //! The cards of one overview: headline figures beside the previous period,
 //! the chart, sources and funnel (toggled), top paths, and each store's
-//! health with the writer's counters. Every card says in a line what it shows.
+//! health with the writer's counters. Every card says in a line what it shows;
+//! while no people are counted the tab says why, and demo data says it is.
 
 use leptos::prelude::*;
 
 use super::Toggles;
 use super::charts::ChartCard;
-use crate::model::{Overview, SourceRow, StoreStatus, WriterStatus};
+use crate::chart;
+use crate::model::{Overview, SourceRow, StoreLine, StoreStatus, WriterStatus, store_label};
 
 /// One headline figure with the previous period's beside it.
 #[component]
@@ -37,16 +39,20 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         stores,
         writer,
     } = overview;
-    let empty = totals.visitors.total() == 0;
+    let no_people = totals.visitors.people == 0;
+    let store_lines_for_card = store_lines.clone();
+    let own_reads = totals.visitors.own_reads;
+    let demo_stores: Vec<String> = stores
+        .iter()
+        .filter(|store| store.demo)
+        .map(|store| store.store.clone())
+        .collect();
     view! {
         <p class="range-status" aria-live="polite">
             "The last " {range} " days (UTC), beside the " {range} " days before."
         </p>
-        {empty.then(|| view! {
-            <p class="empty-state">
-                "Nothing counted in this range yet. Requests from this machine count as the site's own reads, not as people."
-            </p>
-        })}
+        {(!demo_stores.is_empty()).then(|| view! { <DemoNotice stores=demo_stores /> })}
+        {no_people.then(|| view! { <NoPeopleYet range own_reads /> })}
         <div class="card figures-card">
             <Figure label="Visitor-days" now=totals.visitors.total() before=previous.visitors.total()
                 note="one address on one day, whatever it asked for" />
@@ -72,7 +78,54 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
             <FunnelCard steps=funnel.clone() />
         </Show>
         <TopPathsCard paths=top_paths />
-        <StoresCard stores writer />
+        <StoresCard stores lines=store_lines_for_card writer />
+    }
+}
+
+/// What the tab says while no people have been counted: why this
+/// machine's visits are not people, how to see them as people, where bots
+/// went, and how to see a filled tab at once.
+#[component]
+fn NoPeopleYet(range: u16, own_reads: u64) -> impl IntoView {
+    view! {
+        <div class="empty-state" role="note" data-empty-state="">
+            <p>
+                <strong>"No people counted in the last " {range} " days yet."</strong>
+                {(own_reads > 0).then(|| format!(
+                    " {own_reads} visitor-day{} came from the site itself.",
+                    if own_reads == 1 { "" } else { "s" }
+                ))}
+            </p>
+            <p>
+                "Visits from this machine (127.0.0.1 or ::1) are counted as the site's own reads, not as people: "
+                "that is how a site's health checks and the owner's previews stay out of its count."
+            </p>
+            <p>
+                "To be counted as a person, open the site from another machine, or for a trial on this one serve with "
+                <code>"--own-address none"</code> "."
+            </p>
+            <p>
+                "Bots and scanners are never people: they are under scanners and crawlers "
+                "(an agent that says it is a bot, or probes such as /wp-login.php)."
+            </p>
+            <p>
+                "To see a filled tab now, serve with " <code>"--demo"</code> " (" <code>"scripts/serve --demo"</code> "): "
+                "90 days of made-up visits, kept apart in a store named demo."
+            </p>
+        </div>
+    }
+}
+
+/// Says which stores hold made-up visits, and how to leave them out.
+#[component]
+fn DemoNotice(stores: Vec<String>) -> impl IntoView {
+    view! {
+        <p class="demo-notice" role="note" data-demo-notice="">
+            <strong>"Demo data: "</strong>
+            "the store named " {stores.join(", ")} " holds made-up visits (written by "
+            <code>"whocomes demo"</code> "), counted together with this site's own. "
+            "Serve without " <code>"--demo"</code> " to leave them out."
+        </p>
     }
 }
 
@@ -162,15 +215,30 @@ fn TopPathsCard(paths: Vec<activity::report::PathTotal>) -> impl IntoView {
 }
 
 #[component]
-fn StoresCard(stores: Vec<StoreStatus>, writer: WriterStatus) -> impl IntoView {
+fn StoresCard(
+    stores: Vec<StoreStatus>,
+    lines: Vec<StoreLine>,
+    writer: WriterStatus,
+) -> impl IntoView {
     let items = stores
         .into_iter()
-        .map(|store| {
+        .enumerate()
+        .map(|(index, store)| {
             let state = if store.available { "available" } else { "unavailable" };
             let name = store.store.clone();
+            let label = store_label(&store.store, store.demo);
+            let line = lines
+                .iter()
+                .find(|line| line.store == store.store)
+                .and_then(|line| chart::sparkline(&line.requests, index).ok())
+                .map(|svg| {
+                    let described = format!("{label}: requests per day over the range");
+                    view! { <span class="sparkline" role="img" aria-label=described inner_html=svg></span> }
+                });
             view! {
-                <li class=state data-store=name>
-                    <strong>{store.store}</strong> " — " {store.availability} " " {store.retention}
+                <li class=state data-store=name data-demo=store.demo.to_string()>
+                    {line}
+                    <strong>{label}</strong> " — " {store.availability} " " {store.retention}
                     <span class="cost">
                         {format!(
                             " Since start: {} operations, {} failed, {} ms.",
@@ -185,7 +253,7 @@ fn StoresCard(stores: Vec<StoreStatus>, writer: WriterStatus) -> impl IntoView {
     view! {
         <section class="card stores-card" aria-labelledby="stores-title">
             <h2 id="stores-title">"Stores"</h2>
-            <p class="card-note">"Where the counts are kept, how long, and what keeping them has cost."</p>
+            <p class="card-note">"Where the counts are kept, how long, what keeping them has cost, and each store's requests per day."</p>
             <ul>{items}</ul>
             <p class="writer">
                 {format!(

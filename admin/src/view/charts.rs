@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use super::ChartChoice;
 use crate::chart;
-use crate::model::{DayKinds, StoreLine};
+use crate::model::{DayKinds, StoreLine, store_label};
 
 /// The chart and its table.
 #[component]
@@ -47,7 +47,9 @@ pub(crate) fn ChartCard(
             }}
             <figcaption class="chart-note">
                 "A visitor-day is one address (kept only as a daily token) on one day; "
-                "the three kinds add up to the total, because each visitor-day is given exactly one kind."
+                "the three kinds add up to the total, because each visitor-day is given exactly one kind. "
+                "Visits from this machine count as the site's own reads (serve with "
+                <code>"--own-address none"</code> " to count them as people); bots and scanners are under scanners and crawlers."
             </figcaption>
             <div class=table_class>
                 {move || match chart_choice.get() {
@@ -95,7 +97,7 @@ fn kinds_table_view(days: &[DayKinds]) -> impl IntoView + use<> {
 fn lines_table_view(dates: &[NaiveDate], lines: &[StoreLine]) -> impl IntoView + use<> {
     let head = lines
         .iter()
-        .map(|line| view! { <th scope="col">{line.store.clone()}</th> })
+        .map(|line| view! { <th scope="col">{store_label(&line.store, line.demo)}</th> })
         .collect_view();
     let rows = dates
         .iter()

@@ -6,6 +6,7 @@ mod edge;
 mod explain;
 mod export;
 mod faults;
+mod first_run;
 mod helpers;
 mod leaks;
 mod recording;

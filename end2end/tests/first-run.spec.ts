@@ -1,0 +1,152 @@
+// The first run, as a newcomer has it: a fresh data folder, the site served
+// as the README's first command serves it, a few pages read and /admin
+// opened from this machine — so every visit is the site's own read. The tab
+// must say why there are no people and what to do. Served again with
+// --demo, the tab draws all three kinds and labels the demo store. The
+// README's screenshot (docs/admin.png) is taken here, over the demo.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { expect, test, type Page } from '@playwright/test';
+
+import { port } from '../servers';
+
+const binary = process.env.WHOCOMES_BIN ?? '../target/debug/whocomes';
+const siteRoot = process.env.WHOCOMES_SITE_ROOT ?? '../target/site';
+const base = `http://127.0.0.1:${port + 3}`;
+
+/** Starts the real binary on the first-run port and waits until it serves. */
+async function serve(dataDir: string, extra: string[]): Promise<ChildProcess> {
+  const child = spawn(
+    binary,
+    ['serve', '--addr', `127.0.0.1:${port + 3}`, '--site-root', siteRoot, '--data-dir', dataDir, '--flush-ms', '100', ...extra],
+    { env: { ...process.env, WHOCOMES_LOG: 'warn' }, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (child.exitCode !== null) throw new Error(`whocomes exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${base}/about`)).ok) return child;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGTERM');
+  throw new Error('whocomes did not start serving within 30 s');
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function hydrated(page: Page) {
+  await expect(page.locator('#app')).toHaveAttribute('data-hydrated', 'true');
+}
+
+/** A headline figure's value. */
+async function figure(page: Page, label: string): Promise<number> {
+  return Number(await page.locator(`[data-figure="${label}"]`).textContent());
+}
+
+/** The range's visitor-days by kind, summed from the tab's table. */
+async function kinds(page: Page) {
+  const rows = page.locator('table.kinds-table tbody tr');
+  const sums = { people: 0, scanners: 0, own: 0 };
+  for (const cells of await rows.evaluateAll((trs) =>
+    trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => Number(td.textContent))),
+  )) {
+    sums.people += cells[0];
+    sums.scanners += cells[1];
+    sums.own += cells[2];
+  }
+  return sums;
+}
+
+test('first run: the empty tab explains itself; with --demo it shows three kinds and labels the demo', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const dataDir = mkdtempSync(join(tmpdir(), 'whocomes-e2e-first-run-'));
+
+  // 1. The site as the README serves it; a newcomer clicks around.
+  let server = await serve(dataDir, []);
+  try {
+    await page.goto(`${base}/`);
+    await hydrated(page);
+    await page.getByRole('link', { name: 'Inventory' }).first().click();
+    await expect(page).toHaveURL(/\/inventory$/);
+    await page.goto(`${base}/about`);
+
+    // Their visits arrive as the site's own reads, and the tab says why.
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${base}/admin`);
+          return figure(page, 'Own reads');
+        },
+        { timeout: 15_000 },
+      )
+      .toBeGreaterThan(0);
+    await hydrated(page);
+    expect(await figure(page, 'People')).toBe(0);
+    const explanation = page.locator('[data-empty-state]');
+    await expect(explanation).toBeVisible();
+    await expect(explanation).toContainText('No people counted in the last 30 days yet.');
+    await expect(explanation).toContainText("Visits from this machine (127.0.0.1 or ::1) are counted as the site's own reads");
+    await expect(explanation).toContainText('--own-address none');
+    await expect(explanation).toContainText('Bots and scanners are never people');
+    await expect(explanation).toContainText('scripts/serve --demo');
+    await expect(page.locator('[data-demo-notice]')).toHaveCount(0);
+    await expect(page.locator('.chart-note')).toContainText("Visits from this machine count as the site's own reads");
+  } finally {
+    await stop(server);
+  }
+
+  // 2. Served again with the demo loaded: three kinds, the demo labelled.
+  server = await serve(dataDir, ['--demo']);
+  try {
+    await page.goto(`${base}/admin`);
+    await hydrated(page);
+    await expect(page.locator('[data-demo-notice]')).toContainText('Demo data:');
+    await expect(page.locator('[data-empty-state]')).toHaveCount(0);
+
+    await page.getByRole('button', { name: '90 days' }).click();
+    await expect(page.locator('.range-status')).toContainText('The last 90 days');
+    const sums = await kinds(page);
+    expect(sums.people).toBeGreaterThan(0);
+    expect(sums.scanners).toBeGreaterThan(0);
+    expect(sums.own).toBeGreaterThan(0);
+    const svg = page.locator('.chart svg');
+    await expect(svg).toContainText('people');
+    await expect(svg).toContainText('scanners and crawlers');
+
+    const demoStore = page.locator('.stores-card li[data-store="demo"]');
+    await expect(demoStore).toContainText('demo (demo data)');
+    await expect(demoStore.locator('.sparkline svg polyline')).toHaveCount(1);
+    await expect(page.locator('.stores-card li[data-store="sqlite"]')).not.toContainText('demo data');
+
+    await page.getByRole('button', { name: 'Lines by store' }).click();
+    await expect(svg).toContainText('demo (demo data)');
+    await expect(page.locator('table.stores-table thead')).toContainText('demo (demo data)');
+    await page.getByRole('button', { name: 'Lines by store' }).click();
+    await expect(svg).toContainText('scanners and crawlers');
+
+    await page.getByRole('button', { name: 'The path through' }).click();
+    const funnel = page.locator('.funnel-card tbody tr');
+    await expect(funnel).toHaveCount(4);
+    const reached = await funnel.evaluateAll((trs) => trs.map((tr) => Number(tr.querySelector('td')?.textContent)));
+    expect(reached[0]).toBeGreaterThan(reached[3]);
+    expect(reached[3]).toBeGreaterThan(0);
+
+    await page.setViewportSize({ width: 1100, height: 900 });
+    await page.screenshot({ path: '../docs/admin.png', fullPage: true });
+  } finally {
+    await stop(server);
+  }
+});

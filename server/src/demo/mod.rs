@@ -1,0 +1,139 @@
+//! `whocomes demo` (and `serve --demo`): a made-up history for trying the
+//! Admin tab. It writes one access log per day of the range (`day.rs`) into
+//! `DATA_DIR/demo/seed-N/`, then imports them through `whocomes import`'s
+//! path — the same rules, the same writer — into a store of its own, named
+//! `demo`. Nothing is written to the store's tables any other way.
+//!
+//! Loading again is cheap and never counts a day twice: a past day's log is
+//! the same bytes every time, so the import ledger skips it; today's log
+//! has grown since, so only its new lines are counted.
+
+mod cast;
+pub mod day;
+
+use std::path::{Path, PathBuf};
+
+use activity::StoreName;
+use anyhow::Context as _;
+use chrono::{DateTime, Days, Utc};
+use clap::Args;
+
+use crate::counting::{CountingArgs, StoreNameArg};
+use crate::import::{self, ImportArgs, ledger::IDENTITY_BYTES, logline::LogFormat, tally::Tally};
+use crate::storage::{RecorderArgs, StoreArgs};
+
+/// The name of the store the demo is kept in.
+pub const DEMO_STORE: &str = "demo";
+/// How many days of history `serve --demo` loads.
+pub const DEMO_DAYS: u16 = 90;
+pub use cast::SITE_HOST;
+
+/// What `whocomes demo` writes, and where: the same store, key and rules
+/// flags as `serve`. The store is always named `demo` (`--store-name` names
+/// the site's own store and is not used here).
+#[derive(Clone, Debug, Args)]
+pub struct DemoArgs {
+    /// The history's seed: the same seed gives the same history, line for line.
+    #[arg(long, env = "WHOCOMES_DEMO_SEED", default_value_t = 1)]
+    pub seed: u64,
+
+    /// Days of history, ending today (UTC).
+    #[arg(long, default_value_t = DEMO_DAYS, value_parser = clap::value_parser!(u16).range(1..=400))]
+    pub days: u16,
+
+    /// No progress output (the summary is still printed).
+    #[arg(long)]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub counting: CountingArgs,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
+
+    #[command(flatten)]
+    pub recorder: RecorderArgs,
+}
+
+/// What loading the demo did.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The days written, oldest first.
+    pub days: Vec<chrono::NaiveDate>,
+    /// What the import counted (past days loaded before count 0 again).
+    pub tally: Tally,
+}
+
+/// The demo's store name.
+pub fn store_name() -> anyhow::Result<StoreName> {
+    Ok(StoreName::parse(DEMO_STORE)?)
+}
+
+/// Writes the logs of the `args.days` days ending `now` and imports them
+/// into the `demo` store.
+pub async fn load(args: &DemoArgs, now: DateTime<Utc>) -> anyhow::Result<Loaded> {
+    let name = store_name()?;
+    let folder = args
+        .store
+        .data_dir
+        .join("demo")
+        .join(format!("seed-{}", args.seed));
+    std::fs::create_dir_all(&folder)
+        .with_context(|| format!("cannot create {}", folder.display()))?;
+    let (days, logs) = write_logs(args, &folder, now)?;
+
+    let mut counting = args.counting.clone();
+    counting.site_hosts.push(SITE_HOST.to_owned());
+    let mut store = args.store.clone();
+    store.name = StoreNameArg { name: Some(name) };
+    store.read_stores.clear();
+    let tally = import::import(&ImportArgs {
+        format: LogFormat::Combined,
+        logs,
+        quiet: args.quiet,
+        counting,
+        store,
+        recorder: args.recorder.clone(),
+    })
+    .await?;
+    Ok(Loaded { days, tally })
+}
+
+/// Writes one log per day (today's up to `now`, unless it is still too
+/// short to be told apart from a later, longer copy) and removes the logs
+/// of days that left the range.
+fn write_logs(
+    args: &DemoArgs,
+    folder: &Path,
+    now: DateTime<Utc>,
+) -> anyhow::Result<(Vec<chrono::NaiveDate>, Vec<PathBuf>)> {
+    let today = now.date_naive();
+    let first = today
+        .checked_sub_days(Days::new(u64::from(args.days.max(1)) - 1))
+        .context("the range starts before the calendar does")?;
+    let (mut days, mut logs) = (Vec::new(), Vec::new());
+    for day in first.iter_days().take_while(|day| *day <= today) {
+        let until = (day == today).then_some(now);
+        let text = day::day_log(args.seed, day, &args.counting.self_read_mark, until);
+        if until.is_some() && text.len() < IDENTITY_BYTES {
+            // The ledger knows a log by its first 4 KiB: a shorter one
+            // would read as another log once it grew. Today waits.
+            continue;
+        }
+        let path = folder.join(format!("{day}.log"));
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        days.push(day);
+        logs.push(path);
+    }
+    for entry in std::fs::read_dir(folder)
+        .with_context(|| format!("cannot read {}", folder.display()))?
+        .flatten()
+    {
+        let path = entry.path();
+        if path.extension().is_some_and(|ext| ext == "log") && !logs.contains(&path) {
+            std::fs::remove_file(&path)
+                .with_context(|| format!("cannot remove {}", path.display()))?;
+        }
+    }
+    Ok((days, logs))
+}

@@ -1,0 +1,107 @@
+//! What a newcomer sees on the Admin tab: before any person is counted, the
+//! tab says why and what to do; with `--demo`, a made-up history in a store
+//! of its own, labelled as demo data.
+
+use std::time::Duration;
+
+use crate::helpers::{TestApp, spawn_app, spawn_app_with};
+
+async fn admin_page(app: &TestApp) -> String {
+    app.get("/admin").await.text().await.expect("a page")
+}
+
+/// Waits until the writer has written what it queued.
+async fn settle(app: &TestApp) {
+    for _ in 0..100 {
+        let stats = app.recorder_stats();
+        if stats.queued > 0 && stats.written == stats.queued {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the writer did not catch up: {:?}", app.recorder_stats());
+}
+
+#[tokio::test]
+async fn before_any_person_the_tab_says_why_and_what_to_do() {
+    let app = spawn_app().await;
+    app.get("/about").await;
+    settle(&app).await;
+    let page = admin_page(&app).await;
+    for words in [
+        "No people counted in the last 30 days yet.",
+        "1 visitor-day came from the site itself.",
+        "Visits from this machine (127.0.0.1 or ::1) are counted as the site's own reads",
+        "--own-address none",
+        "Bots and scanners are never people",
+        "scripts/serve --demo",
+    ] {
+        assert!(page.contains(words), "{words:?} missing from the tab");
+    }
+    assert!(!page.contains("data-demo-notice"), "no demo data here");
+}
+
+#[tokio::test]
+async fn a_visit_counted_as_a_person_ends_the_explanation() {
+    let app = spawn_app_with(&["--own-address=none"]).await;
+    app.get("/about").await;
+    settle(&app).await;
+    let page = admin_page(&app).await;
+    assert!(!page.contains("data-empty-state"), "a person was counted");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_demo_draws_a_store_of_made_up_visits_labelled_as_such() {
+    let app = spawn_app_with(&["--demo", "--demo-seed=4"]).await;
+    let names: Vec<String> = app
+        .stores()
+        .iter()
+        .map(|store| store.name().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        ["sqlite", "demo"],
+        "the site's store, then the demo's"
+    );
+    let page = admin_page(&app).await;
+    assert!(
+        page.contains("data-demo-notice"),
+        "the tab says it shows demo data"
+    );
+    assert!(
+        page.contains("demo (demo data)"),
+        "the demo store is labelled"
+    );
+    assert!(page.contains(r#"data-store="demo" data-demo="true""#));
+    assert!(page.contains(r#"data-store="sqlite" data-demo="false""#));
+    assert!(!page.contains("data-empty-state"), "the demo has people");
+}
+
+#[tokio::test]
+async fn the_demo_cannot_take_the_sites_own_store_name() {
+    use clap::Parser as _;
+    use server::cli::{Cli, Command};
+    let data = tempfile::tempdir().expect("a folder");
+    let argv = [
+        "whocomes".to_owned(),
+        "serve".to_owned(),
+        "--addr=127.0.0.1:0".to_owned(),
+        format!("--data-dir={}", data.path().display()),
+        "--store-name=demo".to_owned(),
+        "--demo".to_owned(),
+    ];
+    let Command::Serve(config) = Cli::try_parse_from(argv)
+        .expect("flags parse")
+        .into_command()
+    else {
+        panic!("serve is the command")
+    };
+    let error = server::Application::build(*config)
+        .await
+        .err()
+        .expect("refused");
+    assert!(
+        error.to_string().contains("needs another name"),
+        "{error:#}"
+    );
+}
