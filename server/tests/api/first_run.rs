@@ -6,8 +6,10 @@ use std::time::Duration;
 
 use crate::helpers::{TestApp, spawn_app, spawn_app_with};
 
+/// The tab's first paint, its text without the markers hydration uses.
 async fn admin_page(app: &TestApp) -> String {
-    app.get("/admin").await.text().await.expect("a page")
+    let page = app.get("/admin").await.text().await.expect("a page");
+    page.replace("<!>", "")
 }
 
 /// Waits until the writer has written what it queued.
@@ -44,7 +46,14 @@ async fn before_any_person_the_tab_says_why_and_what_to_do() {
 #[tokio::test]
 async fn a_visit_counted_as_a_person_ends_the_explanation() {
     let app = spawn_app_with(&["--own-address=none"]).await;
-    app.get("/about").await;
+    let browser = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+    let answer = reqwest::Client::new()
+        .get(app.url("/about"))
+        .header("user-agent", browser)
+        .send()
+        .await
+        .expect("answers");
+    assert!(answer.status().is_success());
     settle(&app).await;
     let page = admin_page(&app).await;
     assert!(!page.contains("data-empty-state"), "a person was counted");
