@@ -33,7 +33,7 @@ fn day_label(days: &[NaiveDate], index: f64) -> String {
 
 /// The top of the y axis: room above the tallest bar for the legend.
 fn axis_top(max: u64) -> f64 {
-    ((max.max(4) as f64) * 1.35).ceil()
+    ((max.max(4) as f64) * 1.5).ceil()
 }
 
 /// Where a kind's bar starts and ends on a day.
@@ -264,7 +264,10 @@ mod tests {
             },
         ];
         let svg = store_lines(&dates, &lines).expect("draws");
-        assert!(svg.contains(">sqlite<"), "{svg}");
+        assert!(
+            svg.contains("\nsqlite\n"),
+            "the plain store as it is named: {svg}"
+        );
         assert!(
             svg.contains("demo (demo data)"),
             "the demo store is labelled"

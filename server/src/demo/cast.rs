@@ -176,8 +176,8 @@ pub const PAGE_FILES: [&str; 4] = [
 /// The uptime monitor's agent; the demo adds the self-read mark to it.
 pub const MONITOR_AGENT: &str = "UptimeCheck/2.4 (+https://demo.whocomes.example/status)";
 
-/// The monitor's address and the site's own deploy check's.
-pub const MONITOR_ADDRESS: &str = "192.0.2.10";
+/// Where the uptime monitor checks from: three places, in turn.
+pub const MONITOR_ADDRESSES: [&str; 3] = ["192.0.2.10", "192.0.2.12", "2001:db8:5e1f::10"];
 /// The deploy check runs after a release, from the build machine.
 pub const DEPLOY_ADDRESS: &str = "192.0.2.11";
 

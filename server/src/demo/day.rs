@@ -25,7 +25,7 @@ const PEOPLE_PER_DAY: f64 = 34.0;
 const CRAWLER_VISITS: f64 = 14.0;
 /// Scanner visits on a day, before chance.
 const SCANNER_VISITS: f64 = 6.0;
-/// Minutes between the uptime monitor's checks.
+/// Minutes between the uptime monitor's checks (from one place, then the next).
 const MONITOR_EVERY_MINUTES: u32 = 5;
 /// People by hour of the day (UTC): night in Europe is quiet, afternoons busy.
 const HOURS: [u32; 24] = [
@@ -229,15 +229,20 @@ impl Log {
         }
     }
 
-    /// The uptime monitor: the front page every few minutes, all day.
+    /// The uptime monitor: the front page every few minutes, all day, from
+    /// each of its places in turn.
     fn monitor(&mut self, mark: &str) {
         let agent = format!("{} {mark}", cast::MONITOR_AGENT);
-        let client = Client {
-            address: cast::MONITOR_ADDRESS,
-            agent: &agent,
-        };
-        for minute in (0..24 * 60).step_by(MONITOR_EVERY_MINUTES as usize) {
+        let places = cast::MONITOR_ADDRESSES.iter().cycle();
+        for (minute, address) in (0..24 * 60)
+            .step_by(MONITOR_EVERY_MINUTES as usize)
+            .zip(places)
+        {
             let at = minute * 60 + self.rng.random_range(0..3);
+            let client = Client {
+                address,
+                agent: &agent,
+            };
             self.line(at, client, "GET", "/", 200, "-");
         }
     }
