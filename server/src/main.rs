@@ -54,10 +54,11 @@ async fn run(command: Command) -> anyhow::Result<()> {
             write!(out, "{}", loaded.tally)?;
             writeln!(
                 out,
-                "Demo: {} days of made-up visits (seed {}) in the store named {}. See them with: whocomes serve --demo",
+                "Demo: {} days of made-up visits (seed {}) in the store named {}; {} requests counted now (days loaded before are skipped). See them with: whocomes serve --demo (or scripts/serve --demo)",
                 loaded.days.len(),
                 args.seed,
-                server::demo::DEMO_STORE
+                server::demo::DEMO_STORE,
+                loaded.tally.counted(),
             )?;
             Ok(())
         }

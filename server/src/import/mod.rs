@@ -135,7 +135,10 @@ pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
     }
     drop(feed);
     let written = writer.finish().await;
-    eprintln!("whocomes import: {}", progress.finish(tally.lines));
+    let took = progress.finish(tally.lines);
+    if !args.quiet {
+        eprintln!("whocomes import: {took}");
+    }
     anyhow::ensure!(
         written.lost == 0 && written.dropped == 0,
         "{} hits could not be written ({} lost, {} dropped); the import ledger is unchanged, so importing again retries these logs",
