@@ -25,6 +25,10 @@ fn now() -> DateTime<Utc> {
 }
 
 fn args(data: &Path, seed: u64) -> DemoArgs {
+    args_with(data, seed, &[])
+}
+
+fn args_with(data: &Path, seed: u64, extra: &[String]) -> DemoArgs {
     let argv = [
         "whocomes".to_owned(),
         "demo".to_owned(),
@@ -34,7 +38,9 @@ fn args(data: &Path, seed: u64) -> DemoArgs {
         "--key=demo-test-key".to_owned(),
         "--visitor-days=36500".to_owned(),
         "--token-keys=static".to_owned(),
-    ];
+    ]
+    .into_iter()
+    .chain(extra.iter().cloned());
     match Cli::try_parse_from(argv)
         .expect("arguments parse")
         .into_command()
@@ -59,7 +65,10 @@ async fn open(data: &Path, name: &str) -> activity_sqlite::SqliteStore {
 
 /// Every day's summary of the demo store, by day.
 async fn summaries(data: &Path) -> BTreeMap<NaiveDate, DaySummary> {
-    let store = open(data, demo::DEMO_STORE).await;
+    summaries_of(&open(data, demo::DEMO_STORE).await).await
+}
+
+async fn summaries_of(store: &dyn ActivityStore) -> BTreeMap<NaiveDate, DaySummary> {
     let today = now().date_naive();
     let days = store
         .day_summaries(today - chrono::Days::new(120), today, &default_funnel())
@@ -270,4 +279,48 @@ async fn today_waits_until_its_log_can_be_told_apart() {
         loaded.days.last(),
         Some(&NaiveDate::from_ymd_opt(2026, 11, 29).expect("a day"))
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgresql_the_demo_sums_to_the_same_days_as_on_sqlite() {
+    let Some(url) = activity_postgres::testing::fresh_database().await else {
+        eprintln!("SKIPPED: TEST_DATABASE_URL is not set (scripts/test starts a PostgreSQL)");
+        return;
+    };
+    let sqlite = tempfile::tempdir().expect("a folder");
+    let postgres = tempfile::tempdir().expect("a folder");
+    demo::load(&args(sqlite.path(), 11), now())
+        .await
+        .expect("loads");
+    let store_url = format!("--store-url={url}");
+    demo::load(&args_with(postgres.path(), 11, &[store_url]), now())
+        .await
+        .expect("loads into PostgreSQL");
+
+    let store = activity_postgres::PostgresStore::connect(
+        &url,
+        StoreName::parse(demo::DEMO_STORE).expect("a name"),
+        Retention {
+            visitor_days: 36_500,
+            hour_days: None,
+        },
+    )
+    .await
+    .expect("connects");
+    let on_postgres = summaries_of(&store).await;
+    let on_sqlite = summaries(sqlite.path()).await;
+    assert_eq!(on_postgres.len(), 90);
+    for (day, summary) in &on_sqlite {
+        let other = &on_postgres[day];
+        assert_eq!(
+            (
+                summary.kinds,
+                summary.requests(),
+                &summary.steps,
+                &summary.sources
+            ),
+            (other.kinds, other.requests(), &other.steps, &other.sources),
+            "{day}"
+        );
+    }
 }
