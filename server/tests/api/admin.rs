@@ -5,12 +5,9 @@
 
 use std::time::Duration;
 
-use clap::Parser as _;
 use reqwest::StatusCode;
-use server::Application;
-use server::cli::{Cli, Command};
 
-use crate::helpers::{TestApp, spawn_app_with};
+use crate::helpers::{TestApp, refused_at_start, spawn_app_with};
 
 const PASSWORD: &str = "a test passphrase";
 
@@ -269,23 +266,7 @@ async fn the_cookie_is_secure_when_a_trusted_proxy_says_https() {
 
 #[tokio::test]
 async fn a_private_tab_without_a_password_is_refused_at_start() {
-    let data = tempfile::tempdir().expect("a folder");
-    let argv = [
-        "whocomes".to_owned(),
-        "--addr=127.0.0.1:0".to_owned(),
-        format!("--data-dir={}", data.path().display()),
-        "--private".to_owned(),
-    ];
-    let Command::Serve(config) = Cli::try_parse_from(argv)
-        .expect("flags parse")
-        .into_command()
-    else {
-        panic!("serve is the command")
-    };
-    let error = match Application::build(*config).await {
-        Ok(_) => panic!("a private tab nobody can open must not start"),
-        Err(error) => format!("{error:#}"),
-    };
+    let error = refused_at_start(&["--private"]).await;
     assert!(
         error.contains("--private needs an admin password"),
         "{error}"

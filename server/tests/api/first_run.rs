@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::helpers::{TestApp, spawn_app, spawn_app_with};
+use crate::helpers::{TestApp, refused_at_start, spawn_app, spawn_app_with};
 
 /// The tab's first paint, its text without the markers hydration uses.
 async fn admin_page(app: &TestApp) -> String {
@@ -88,29 +88,6 @@ async fn serve_demo_draws_a_store_of_made_up_visits_labelled_as_such() {
 
 #[tokio::test]
 async fn the_demo_cannot_take_the_sites_own_store_name() {
-    use clap::Parser as _;
-    use server::cli::{Cli, Command};
-    let data = tempfile::tempdir().expect("a folder");
-    let argv = [
-        "whocomes".to_owned(),
-        "serve".to_owned(),
-        "--addr=127.0.0.1:0".to_owned(),
-        format!("--data-dir={}", data.path().display()),
-        "--store-name=demo".to_owned(),
-        "--demo".to_owned(),
-    ];
-    let Command::Serve(config) = Cli::try_parse_from(argv)
-        .expect("flags parse")
-        .into_command()
-    else {
-        panic!("serve is the command")
-    };
-    let error = server::Application::build(*config)
-        .await
-        .err()
-        .expect("refused");
-    assert!(
-        error.to_string().contains("needs another name"),
-        "{error:#}"
-    );
+    let error = refused_at_start(&["--store-name=demo", "--demo"]).await;
+    assert!(error.contains("needs another name"), "{error}");
 }

@@ -161,3 +161,23 @@ pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
         served: Some(served),
     }
 }
+
+/// Builds the site with `flags` (and a fresh data folder), expecting it to
+/// refuse to start; returns why, with its causes.
+pub async fn refused_at_start(flags: &[&str]) -> String {
+    let data = tempfile::tempdir().expect("a temporary folder");
+    let argv = ["whocomes".to_owned(), "--addr=127.0.0.1:0".to_owned()]
+        .into_iter()
+        .chain([format!("--data-dir={}", data.path().display())])
+        .chain(flags.iter().map(|&flag| flag.to_owned()));
+    let Command::Serve(config) = Cli::try_parse_from(argv)
+        .expect("flags parse")
+        .into_command()
+    else {
+        panic!("serve is the command")
+    };
+    match Application::build(*config).await {
+        Ok(_) => panic!("the site started with {flags:?}"),
+        Err(error) => format!("{error:#}"),
+    }
+}
