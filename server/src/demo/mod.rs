@@ -73,11 +73,15 @@ pub fn store_name() -> anyhow::Result<StoreName> {
 /// into the `demo` store.
 pub async fn load(args: &DemoArgs, now: DateTime<Utc>) -> anyhow::Result<Loaded> {
     let name = store_name()?;
-    let folder = args
-        .store
-        .data_dir
-        .join("demo")
-        .join(format!("seed-{}", args.seed));
+    let seeds = args.store.data_dir.join("demo");
+    let folder = seeds.join(format!("seed-{}", args.seed));
+    let others = other_seeds(&seeds, &folder);
+    if !others.is_empty() {
+        tracing::warn!(
+            "the demo store also holds the history of {}: its figures add up both",
+            others.join(", ")
+        );
+    }
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("cannot create {}", folder.display()))?;
     let (days, logs) = write_logs(args, &folder, now)?;
@@ -97,6 +101,26 @@ pub async fn load(args: &DemoArgs, now: DateTime<Utc>) -> anyhow::Result<Loaded>
     })
     .await?;
     Ok(Loaded { days, tally })
+}
+
+/// The other seeds whose histories were loaded from this data folder.
+fn other_seeds(seeds: &Path, this: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(seeds) else {
+        return Vec::new();
+    };
+    let mut others: Vec<String> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path != this && path.is_dir())
+        .filter_map(|path| {
+            path.file_name()?
+                .to_str()?
+                .strip_prefix("seed-")
+                .map(|n| format!("seed {n}"))
+        })
+        .collect();
+    others.sort();
+    others
 }
 
 /// Writes one log per day (today's up to `now`, unless it is still too
