@@ -38,7 +38,7 @@ pub struct Overview {
     pub previous: Totals,
     /// Requests per store per day (aligned with `days`).
     pub store_lines: Vec<StoreLine>,
-    /// Where people came from (page loads), by group, tags broken out.
+    /// Where people came from (people visitor-days by source group, tags broken out).
     pub sources: Vec<SourceRow>,
     /// The path through: visitor-days per step.
     pub funnel: Vec<FunnelCount>,
@@ -91,15 +91,16 @@ pub struct StoreLine {
     pub requests: Vec<u64>,
 }
 
-/// A source group (or one tag within "tagged") and the page loads it brought.
+/// A source group (or one tag within "tagged") and the people it brought.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceRow {
     /// The group's label, or the tag.
     pub label: String,
     /// Whether this row is a tag inside the "tagged" group.
     pub tag: bool,
-    /// Page loads.
-    pub page_loads: u64,
+    /// People visitor-days whose page loads came from it (one that came
+    /// from two places counts under each).
+    pub visitor_days: u64,
 }
 
 /// What a store says about itself.

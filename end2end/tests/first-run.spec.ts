@@ -137,6 +137,13 @@ test('first run: the empty tab explains itself; with --demo it shows three kinds
     await page.getByRole('button', { name: 'Lines by store' }).click();
     await expect(svg).toContainText('scanners and crawlers');
 
+    await page.getByRole('button', { name: 'Where they came from' }).click();
+    const sources = page.locator('.sources-card');
+    for (const group of ['LinkedIn', 'GitHub', 'search', 'tagged', 'resume-pdf', 'typed and unknown']) {
+      await expect(sources).toContainText(group);
+    }
+    await expect(sources.locator('thead')).toContainText('Visitor-days');
+
     await page.getByRole('button', { name: 'The path through' }).click();
     const funnel = page.locator('.funnel-card tbody tr');
     await expect(funnel).toHaveCount(4);

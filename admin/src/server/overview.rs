@@ -128,17 +128,17 @@ fn requests_between(marks: &Marks, first: NaiveDate, last: NaiveDate) -> u64 {
 fn source_rows(sources: &SourceReport) -> Vec<SourceRow> {
     let mut rows = Vec::new();
     for group in SourceGroup::ALL {
-        let page_loads = sources.groups.get(&group).copied().unwrap_or(0);
+        let visitor_days = sources.groups.get(&group).copied().unwrap_or(0);
         rows.push(SourceRow {
             label: group.label().to_owned(),
             tag: false,
-            page_loads,
+            visitor_days,
         });
         if group == SourceGroup::Tagged {
-            rows.extend(sources.tags.iter().map(|(tag, page_loads)| SourceRow {
+            rows.extend(sources.tags.iter().map(|(tag, visitor_days)| SourceRow {
                 label: tag.clone(),
                 tag: true,
-                page_loads: *page_loads,
+                visitor_days: *visitor_days,
             }));
         }
     }

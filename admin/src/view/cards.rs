@@ -134,11 +134,11 @@ fn SourcesCard(rows: Vec<SourceRow>) -> impl IntoView {
     let rows = rows
         .into_iter()
         .map(|row| {
-            let class = if row.tag { "tag" } else { "group" };
+            let class = if row.tag { "source-tag" } else { "source-group" };
             view! {
                 <tr class=class>
                     <th scope="row">{row.label}</th>
-                    <td>{row.page_loads}</td>
+                    <td>{row.visitor_days}</td>
                 </tr>
             }
         })
@@ -147,10 +147,11 @@ fn SourcesCard(rows: Vec<SourceRow>) -> impl IntoView {
         <section class="card sources-card" aria-labelledby="sources-title">
             <h2 id="sources-title">"Where they came from"</h2>
             <p class="card-note">
-                "Page loads by people, by the referrer's site or the link's tag. A link in a PDF or an app sends no referrer, so it reads as typed."
+                "People's visitor-days by where their page loads came from: the referrer's site, or the link's own tag (one that came from two places counts under each). "
+                "A link in a PDF or an app sends no referrer, so it reads as typed."
             </p>
             <table>
-                <thead><tr><th scope="col">"Source"</th><th scope="col">"Page loads"</th></tr></thead>
+                <thead><tr><th scope="col">"Source"</th><th scope="col">"Visitor-days"</th></tr></thead>
                 <tbody>{rows}</tbody>
             </table>
         </section>
