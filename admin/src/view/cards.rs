@@ -134,7 +134,11 @@ fn SourcesCard(rows: Vec<SourceRow>) -> impl IntoView {
     let rows = rows
         .into_iter()
         .map(|row| {
-            let class = if row.tag { "source-tag" } else { "source-group" };
+            let class = if row.tag {
+                "source-tag"
+            } else {
+                "source-group"
+            };
             view! {
                 <tr class=class>
                     <th scope="row">{row.label}</th>
