@@ -24,6 +24,10 @@ use crate::{routes, shutdown};
 /// `[[workspace.metadata.leptos]]` block in the workspace's Cargo.toml.
 pub const OUTPUT_NAME: &str = "whocomes";
 
+/// How long a stop waits for requests in flight before it goes on without
+/// them (their hits, if any, are dropped and counted).
+pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// A bound, ready-to-serve whocomes site, counting into its store.
 pub struct Application {
     listener: TcpListener,
@@ -196,8 +200,10 @@ impl Application {
         self.run_until(shutdown::signal())
     }
 
-    /// Serves until `stop` completes, lets requests in flight finish, then
-    /// writes every queued hit into the store before returning.
+    /// Serves until `stop` completes, lets requests in flight finish (for
+    /// at most [`SHUTDOWN_GRACE`]: a client that never sends the rest of its
+    /// request must not hold the stop), then writes every queued hit into
+    /// the store before returning.
     pub async fn run_until(
         self,
         stop: impl Future<Output = ()> + Send + 'static,
@@ -205,9 +211,28 @@ impl Application {
         let service = self
             .router
             .into_make_service_with_connect_info::<SocketAddr>();
-        let served = axum::serve(self.listener, service)
-            .with_graceful_shutdown(stop)
-            .await;
+        let stopping = Arc::new(tokio::sync::Notify::new());
+        let signal = {
+            let stopping = stopping.clone();
+            async move {
+                stop.await;
+                stopping.notify_one();
+            }
+        };
+        let serving = axum::serve(self.listener, service).with_graceful_shutdown(signal);
+        let served = tokio::select! {
+            served = serving => served,
+            () = async {
+                stopping.notified().await;
+                tokio::time::sleep(SHUTDOWN_GRACE).await;
+            } => {
+                tracing::warn!(
+                    "requests still open {} s after the stop: stopping without them",
+                    SHUTDOWN_GRACE.as_secs()
+                );
+                Ok(())
+            }
+        };
         // The router (and with it every sender of the queue) is gone: the
         // writer drains what is left and ends.
         let stats = self.writer.finish().await;

@@ -9,6 +9,7 @@
 //! gone (the server stopped), it writes what is left and ends.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use chrono::Utc;
@@ -61,6 +62,8 @@ impl Default for RecorderConfig {
 pub struct WriterHandle {
     task: JoinHandle<()>,
     stats: Arc<RecorderStats>,
+    /// Set by [`finish`](Self::finish): the writer closes its queue.
+    closing: Arc<AtomicBool>,
 }
 
 impl WriterHandle {
@@ -69,10 +72,12 @@ impl WriterHandle {
         self.stats.clone()
     }
 
-    /// Waits until the writer has written what is left and ended. It ends
-    /// once every [`ActivityLayer`] (every clone) is dropped: stop the server
-    /// first.
+    /// Closes the queue, then waits until the writer has written what was
+    /// queued and ended. Stop the server first: a hit offered after this is
+    /// refused and counted as dropped (a request the server gave up
+    /// waiting for may still hold a clone of the [`ActivityLayer`]).
     pub async fn finish(self) -> StatsSnapshot {
+        self.closing.store(true, Ordering::Release);
         if let Err(error) = self.task.await {
             tracing::error!(%error, "the activity writer stopped abnormally");
         }
@@ -100,13 +105,18 @@ pub fn start_feed(
 ) -> (HitFeed, WriterHandle) {
     let (sender, receiver) = mpsc::channel(config.queue.max(1));
     let stats = Arc::new(RecorderStats::default());
-    let task = tokio::spawn(run(receiver, store, config, stats.clone()));
+    let closing = Arc::new(AtomicBool::new(false));
+    let task = tokio::spawn(run(receiver, store, config, stats.clone(), closing.clone()));
     (
         HitFeed {
             sender,
             stats: stats.clone(),
         },
-        WriterHandle { task, stats },
+        WriterHandle {
+            task,
+            stats,
+            closing,
+        },
     )
 }
 
@@ -138,6 +148,7 @@ async fn run(
     store: Arc<dyn ActivityStore>,
     config: RecorderConfig,
     stats: Arc<RecorderStats>,
+    closing: Arc<AtomicBool>,
 ) {
     let flush_hits = config.flush_hits.max(1);
     let max_batch = config.max_batch_hits.max(flush_hits);
@@ -149,6 +160,7 @@ async fn run(
     loop {
         let closed = collect(
             &mut queue,
+            &closing,
             &mut buffer,
             (flush_hits, max_batch),
             Instant::now() + config.flush_every,
@@ -198,14 +210,20 @@ const TICK: Duration = Duration::from_millis(10);
 
 /// Fills `buffer` until it holds `flush` hits or `deadline` passes, then takes
 /// whatever else is already waiting, up to `most`. Returns `true` once the
-/// queue is closed and empty (the server stopped).
+/// queue is closed and empty (the server stopped: every sender is gone, or
+/// `closing` says the writer is told to finish).
 async fn collect(
     queue: &mut mpsc::Receiver<Hit>,
+    closing: &AtomicBool,
     buffer: &mut Vec<Hit>,
     (flush, most): (usize, usize),
     deadline: Instant,
 ) -> bool {
     loop {
+        if closing.load(Ordering::Acquire) {
+            // Hits already queued are still received; new ones are refused.
+            queue.close();
+        }
         // Senders are gone for good once closed, so an empty closed queue stays empty.
         let closed = queue.is_closed();
         while !queue.is_empty() && buffer.len() < most {

@@ -282,3 +282,26 @@ async fn read_stores_are_opened_beside_the_written_one() {
     assert_eq!(hours[0].path, "/about");
     assert!(stores[1].availability().await.available);
 }
+
+#[tokio::test]
+async fn a_request_that_never_ends_does_not_hold_the_stop() {
+    use tokio::io::AsyncWriteExt as _;
+    let app = spawn_app().await;
+    // A request whose body never comes: its connection stays busy.
+    let mut stuck = tokio::net::TcpStream::connect(app.addr)
+        .await
+        .expect("connects");
+    stuck
+        .write_all(b"POST /api/site/inventory HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\npart")
+        .await
+        .expect("writes");
+    assert_eq!(app.get("/about").await.status(), reqwest::StatusCode::OK);
+    let (hours, _) = tokio::time::timeout(std::time::Duration::from_secs(60), app.stop_and_read())
+        .await
+        .expect("the stop waits for open requests only so long");
+    assert!(
+        hours.iter().any(|h| h.path == "/about"),
+        "what was queued is written: {hours:?}"
+    );
+    drop(stuck);
+}
