@@ -108,7 +108,7 @@ async fn demo(config: &mut ServeArgs, served: &activity::StoreName) -> anyhow::R
 impl Application {
     /// Binds the listener and builds the router. Nothing is served until
     /// [`run_until_stopped`](Self::run_until_stopped) or [`run_until`](Self::run_until).
-    pub async fn build(config: ServeArgs) -> anyhow::Result<Self> {
+    pub async fn build(mut config: ServeArgs) -> anyhow::Result<Self> {
         let listener = TcpListener::bind(config.addr)
             .await
             .with_context(|| format!("cannot listen on {}", config.addr))?;
@@ -130,7 +130,6 @@ impl Application {
             .build();
 
         let store_name = config.store.store_name()?;
-        let mut config = config;
         if config.demo {
             demo(&mut config, &store_name).await?;
         }
