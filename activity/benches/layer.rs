@@ -115,7 +115,7 @@ fn layer(c: &mut Criterion) {
             activity::ratchet::DayKeys::seed(&[7; 32], chrono::Utc::now().date_naive())
                 .expect("a seed"),
         )),
-        orphans: VisitorKey::from_bytes(vec![9; 32]).expect("a key"),
+        past: Arc::new(activity::past::FromSeed::new(&[7; 32]).expect("a seed")),
     };
     let day_counter = Counter::with_keys(
         Rules::default(),

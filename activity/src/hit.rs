@@ -26,6 +26,7 @@ use crate::classify::{
     Counted, Kind, KindReason, NavigationReport, RequestView, Skip, counted, is_page_load, kind_of,
     navigation_report,
 };
+use crate::past::PastKeys;
 use crate::path::{clean_path, query_of};
 use crate::ratchet::DayKeys;
 use crate::rules::Rules;
@@ -138,15 +139,17 @@ pub enum TokenKeys {
     /// (the original scheme, for sites that need it).
     Static(VisitorKey),
     /// Day keys that forget ([`DayKeys`]), turned at midnight by whoever
-    /// shares them. A day they no longer make (an old log being imported)
-    /// gets its tokens from `orphans`, a key made for this process and
-    /// forgotten when it ends.
+    /// shares them (the live site). A day they no longer make gets its key
+    /// from `past`.
     Ratchet {
         /// Today's and yesterday's keys.
         keys: Arc<RwLock<DayKeys>>,
-        /// The key for any other day.
-        orphans: VisitorKey,
+        /// The key of any other day.
+        past: Arc<dyn PastKeys>,
     },
+    /// A key per day from one place, whichever day (an import: a history
+    /// split across runs must give each day the same key every run).
+    PerDay(Arc<dyn PastKeys>),
 }
 
 impl TokenKeys {
@@ -154,11 +157,12 @@ impl TokenKeys {
     pub fn token(&self, day: NaiveDate, client: Option<IpAddr>) -> VisitorToken {
         match self {
             Self::Static(key) => visitor_token(key, day, client),
-            Self::Ratchet { keys, orphans } => keys
+            Self::Ratchet { keys, past } => keys
                 .read()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .token_for(day, |key| visitor_token(key, day, client))
-                .unwrap_or_else(|| visitor_token(orphans, day, client)),
+                .unwrap_or_else(|| visitor_token(&past.key(day), day, client)),
+            Self::PerDay(keys) => visitor_token(&keys.key(day), day, client),
         }
     }
 }
@@ -198,6 +202,11 @@ impl Counter {
     /// The rules this counter applies.
     pub fn rules(&self) -> &Rules {
         &self.rules
+    }
+
+    /// Whether no proxy's forwarding header is believed.
+    pub fn trusts_no_proxy(&self) -> bool {
+        self.proxies.is_empty()
     }
 
     /// The client's address: the peer, or what trusted proxies say it is.

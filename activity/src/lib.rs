@@ -14,7 +14,8 @@
 //! - [`hit`] — the [`Hit`] record and the [`Counter`] that decides a request;
 //! - [`classify`] — counted or not, page load or not, person / bot / self-read;
 //! - [`address`] — addresses, trusted proxies, networks;
-//! - [`token`] — the daily visitor token;
+//! - [`token`] — the daily visitor token; [`ratchet`] — day keys that
+//!   forget; [`past`] — the keys of older days;
 //! - [`path`] — the path a hit keeps;
 //! - [`source`] — referrers, tags and their groups;
 //! - [`rules`] — every list, with its defaults; [`bots`] — the bot words;
@@ -25,8 +26,10 @@ pub mod address;
 pub mod bots;
 pub mod classify;
 pub mod contract;
+pub mod corpus;
 pub mod hit;
 pub mod logline;
+pub mod past;
 pub mod path;
 pub mod ratchet;
 #[cfg(feature = "server")]

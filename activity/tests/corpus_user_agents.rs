@@ -13,13 +13,7 @@ use std::path::PathBuf;
 use activity::bots::BotPatterns;
 
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/user-agents");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("SKIPPED: no corpus at {} (CI has it)", dir.display());
-        None
-    }
+    activity::corpus::folder(env!("CARGO_MANIFEST_DIR"), "user-agents")
 }
 
 fn patterns() -> BotPatterns {

@@ -182,6 +182,65 @@ async fn hits_held_beyond_the_limit_are_counted_as_lost() {
     );
 }
 
+/// Waits (at most 5 s) until the writer has failed more than `after` times.
+async fn failed_more_than(writer: &activity::recording::WriterHandle, after: u64) {
+    for _ in 0..500 {
+        if writer.stats().snapshot().failed_writes > after {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the writer never tried again");
+}
+
+#[tokio::test]
+async fn beyond_the_limit_the_oldest_batch_is_given_up_first() {
+    let store = store();
+    store.set_failing(Some("away for a while"));
+    let config = RecorderConfig {
+        flush_every: Duration::from_millis(5),
+        flush_hits: 1,
+        max_pending_hits: 4,
+        ..RecorderConfig::default()
+    };
+    let (layer, writer) = start(counter(), store.clone(), config);
+    // The oldest batch: one hit on /a, held after the first failed write.
+    send(&layer, request("/a", "203.0.113.1:1", BROWSER)).await;
+    failed_more_than(&writer, 0).await;
+    // Four newer ones, each its own batch: five held, one over the limit.
+    for (i, path) in ["/b", "/c", "/d", "/e"].into_iter().enumerate() {
+        send(
+            &layer,
+            request(path, &format!("203.0.113.{}:1", i + 2), BROWSER),
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // A failed try with all five held gives up the oldest.
+    let failed = writer.stats().snapshot().failed_writes;
+    failed_more_than(&writer, failed).await;
+    assert_eq!(writer.stats().snapshot().lost, 1, "one batch given up");
+    store.set_failing(None);
+    drop(layer);
+    let stats = writer.finish().await;
+    assert_eq!((stats.written, stats.lost), (4, 1));
+    let since = chrono::DateTime::from_timestamp(0, 0).expect("a time");
+    let kept: Vec<String> = store
+        .hours_since(since)
+        .await
+        .expect("read")
+        .into_iter()
+        .map(|row| row.path)
+        .collect();
+    assert!(
+        !kept.contains(&"/a".to_owned()),
+        "the oldest is gone: {kept:?}"
+    );
+    for path in ["/b", "/c", "/d", "/e"] {
+        assert!(kept.contains(&path.to_owned()), "{path} kept: {kept:?}");
+    }
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn a_backlog_is_written_in_big_batches_through_a_feed() {
     let store = store();

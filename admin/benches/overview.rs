@@ -110,7 +110,7 @@ async fn measure(store: Arc<dyn ActivityStore>) {
         // Cold: a server just started, no day summary kept yet.
         let fresh = admin_of(&store);
         let began = Instant::now();
-        let overview = overview::overview(&fresh, range, Utc::now()).await;
+        let overview = overview::overview(&fresh, range, Utc::now(), true).await;
         assert_eq!(overview.days.len(), usize::from(range));
         eprintln!(
             "  all cards, {range} days, cold (no summary kept): {:.1?}",
@@ -125,7 +125,7 @@ async fn measure(store: Arc<dyn ActivityStore>) {
                 .await
                 .expect("a live write");
             let began = Instant::now();
-            let overview = overview::overview(&admin, range, Utc::now()).await;
+            let overview = overview::overview(&admin, range, Utc::now(), true).await;
             let elapsed = began.elapsed();
             assert_eq!(overview.days.len(), usize::from(range));
             elapsed

@@ -65,7 +65,8 @@ pub async fn read_overview(days: u16) -> Result<Overview, ServerFnError> {
         ));
     }
     let range = crate::model::range_or_default(days);
-    Ok(crate::server::overview::overview(&admin, range, now).await)
+    let details = admin.signed_in(&parts.headers, now);
+    Ok(crate::server::overview::overview(&admin, range, now, details).await)
 }
 
 /// The visitor rows of the last `days` days: signed-in admins only.
@@ -89,17 +90,25 @@ pub async fn read_visitors(days: u16) -> Result<VisitorTable, ServerFnError> {
 pub async fn sign_in(password: String) -> Result<(), ServerFnError> {
     use crate::server::SignInError;
     let (admin, parts) = context()?;
-    match admin.sign_in(&password, &parts, chrono::Utc::now()) {
+    match admin.sign_in(&password, &parts, chrono::Utc::now()).await {
         Ok(cookie) => {
             set_cookie(&cookie)?;
             Ok(())
         }
         Err(error) => {
             let status = match error {
-                SignInError::TooMany(_) => http::StatusCode::TOO_MANY_REQUESTS,
+                SignInError::TooMany(_) | SignInError::Busy(_) => {
+                    http::StatusCode::TOO_MANY_REQUESTS
+                }
                 SignInError::NoPassword => http::StatusCode::FORBIDDEN,
                 SignInError::Wrong => http::StatusCode::UNAUTHORIZED,
             };
+            if let (Some(seconds), Some(response)) = (
+                error.retry_after(),
+                use_context::<leptos_axum::ResponseOptions>(),
+            ) {
+                response.insert_header(http::header::RETRY_AFTER, http::HeaderValue::from(seconds));
+            }
             Err(refuse(status, &error.to_string()))
         }
     }

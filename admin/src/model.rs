@@ -137,6 +137,16 @@ pub struct WriterStatus {
     pub written: u64,
     /// Hits given up after the store failed too long.
     pub lost: u64,
+    /// Requests from this machine or a private network whose forwarding
+    /// header was not believed because no proxy is trusted.
+    pub untrusted_forwarding: u64,
+    /// Connections open now, if this server counts them.
+    pub connections_open: Option<u64>,
+    /// Connections refused at the cap (503) since start.
+    pub connections_refused: u64,
+    /// Sign-in attempts refused before the password was checked (over a
+    /// budget) since start.
+    pub sign_ins_refused: u64,
 }
 
 /// One visitor-day as the signed-in admin sees it.

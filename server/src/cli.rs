@@ -102,6 +102,9 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub admin: AdminArgs,
 
+    #[command(flatten)]
+    pub connections: crate::connections::ConnectionArgs,
+
     /// Also read the demo store (a made-up history in the store named
     /// `demo`, beside the site's own), loading it first as `whocomes demo`
     /// does: 90 days, or the days missing since it was last loaded.

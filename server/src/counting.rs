@@ -1,6 +1,7 @@
 //! The flags that decide how requests are counted, shared by every command
-//! that counts (`explain` now; `serve` and `import` as they arrive), and the
-//! [`Counter`] they build. One place turns flags into rules.
+//! that counts (`serve`, `import`, `demo`, `explain`), the keys each command
+//! makes tokens with, and the [`Counter`] they build. One place turns flags
+//! into rules.
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
@@ -8,10 +9,12 @@ use std::path::{Path, PathBuf};
 use activity::address::{ForwardedHeader, TrustedProxies};
 use std::sync::{Arc, RwLock};
 
+use activity::past::{FromSeed, PastKeys};
 use activity::ratchet::DayKeys;
 use activity::{Counter, Rules, RulesConfig, StoreName, TokenKeys, VisitorKey};
 
 use crate::day_keys::KeptDayKeys;
+use crate::import_keys::ImportDayKeys;
 use anyhow::Context as _;
 use clap::Args;
 use ipnet::IpNet;
@@ -184,20 +187,21 @@ impl CountingArgs {
                 kept: None,
             }));
         }
-        let seed = match (&self.key, &self.key_file) {
-            (Some(text), _) => Some(text.as_bytes().to_vec()),
-            (None, Some(file)) => Some(read_key_bytes(file)?),
-            (None, None) => None,
-        };
+        let seed = self.seed()?;
         let today = chrono::Utc::now().date_naive();
-        let orphans = random_key()?;
+        // Live hits are of today or yesterday; another day only if the
+        // clock jumps. With a seed, that day's own key; without, this run's.
+        let past: Arc<dyn PastKeys> = match &seed {
+            Some(seed) => Arc::new(FromSeed::new(seed).context("--key / WHOCOMES_KEY")?),
+            None => Arc::new(ThisRunOnly(random_key()?)),
+        };
         match data_dir {
             Some(data_dir) => {
                 let kept = KeptDayKeys::open(seed, data_dir, today)?;
                 Ok(Some(SiteKeys {
                     keys: TokenKeys::Ratchet {
                         keys: kept.keys.clone(),
-                        orphans,
+                        past,
                     },
                     kept: Some(kept),
                 }))
@@ -209,11 +213,61 @@ impl CountingArgs {
                 .map(|keys| SiteKeys {
                     keys: TokenKeys::Ratchet {
                         keys: Arc::new(RwLock::new(keys)),
-                        orphans,
+                        past,
                     },
                     kept: None,
                 })),
         }
+    }
+
+    /// The seed given with `--key` or `--key-file`, if any.
+    fn seed(&self) -> anyhow::Result<Option<Vec<u8>>> {
+        Ok(match (&self.key, &self.key_file) {
+            (Some(text), _) => Some(text.as_bytes().to_vec()),
+            (None, Some(file)) => Some(read_key_bytes(file)?),
+            (None, None) => None,
+        })
+    }
+
+    /// The keys an import (or the demo) counts with: every day, whichever,
+    /// gets the same key in every run, so a history split across runs
+    /// counts each visitor-day once. With day keys, that is the day's key
+    /// from the seed (`--key`: the live site's own key of that day), or
+    /// without a seed a key per day kept in `DATA_DIR/import-day-keys`
+    /// while that day's visitor rows live (`keep_days`). With a static key,
+    /// that key.
+    pub fn import_keys(&self, data_dir: &Path, keep_days: u32) -> anyhow::Result<TokenKeys> {
+        if self.token_keys == TokenKeyScheme::Static {
+            let key = self
+                .site_key(Some(data_dir))?
+                .context("a static key is always given or made in the data folder")?;
+            return Ok(TokenKeys::Static(key));
+        }
+        let keys: Arc<dyn PastKeys> = match self.seed()? {
+            Some(seed) => Arc::new(FromSeed::new(&seed).context("--key / WHOCOMES_KEY")?),
+            None => Arc::new(ImportDayKeys::open(
+                data_dir,
+                chrono::Utc::now().date_naive(),
+                keep_days,
+            )?),
+        };
+        Ok(TokenKeys::PerDay(keys))
+    }
+
+    /// The keys `explain` can make tokens with: the seed's (every day's
+    /// right key), or the static key given. `None` when no key was given:
+    /// then there is no token to show.
+    pub fn explain_keys(&self) -> anyhow::Result<Option<TokenKeys>> {
+        if self.token_keys == TokenKeyScheme::Static {
+            return Ok(self.site_key(None)?.map(TokenKeys::Static));
+        }
+        self.seed()?
+            .map(|seed| -> anyhow::Result<TokenKeys> {
+                Ok(TokenKeys::PerDay(Arc::new(
+                    FromSeed::new(&seed).context("--key / WHOCOMES_KEY")?,
+                )))
+            })
+            .transpose()
     }
 
     /// The counter these flags describe, with `keys`, for the store `store`.
@@ -244,6 +298,16 @@ fn read_key_bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
         path.display()
     );
     Ok(bytes)
+}
+
+/// The key of a day the live day keys do not make, for this run only.
+#[derive(Debug)]
+struct ThisRunOnly(VisitorKey);
+
+impl PastKeys for ThisRunOnly {
+    fn key(&self, _day: chrono::NaiveDate) -> VisitorKey {
+        self.0.clone()
+    }
 }
 
 /// A key nobody else has: 32 random bytes from the operating system.

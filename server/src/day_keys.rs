@@ -9,7 +9,6 @@
 //! tokens), else from 32 random bytes. Later starts read the state and
 //! turn it to today; a seed still given is not read again.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -52,7 +51,7 @@ impl KeptDayKeys {
         } else {
             let (seed, from_legacy) = match seed {
                 Some(seed) => (seed, false),
-                None if legacy.exists() => (read_seed(&legacy)?, true),
+                None if legacy.exists() => (crate::key::read_generated_key(&legacy)?, true),
                 None => (random_seed()?, false),
             };
             let keys = DayKeys::seed(&seed, today).context("the seed is empty")?;
@@ -104,44 +103,16 @@ impl KeptDayKeys {
     }
 }
 
-fn read_seed(path: &Path) -> anyhow::Result<Vec<u8>> {
-    let mut bytes = std::fs::read(path)
-        .with_context(|| format!("cannot read the key file {}", path.display()))?;
-    if bytes.last() == Some(&b'\n') {
-        bytes.pop();
-    }
-    Ok(bytes)
-}
-
 fn random_seed() -> anyhow::Result<Vec<u8>> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|error| anyhow::anyhow!("no random bytes: {error}"))?;
     Ok(bytes.to_vec())
 }
 
-/// Writes the state next to the file and renames it over (never half a file),
-/// owner-only.
+/// Writes the state whole, owner-only.
 fn write_state(path: &Path, keys: &DayKeys) -> anyhow::Result<()> {
-    if let Some(folder) = path.parent() {
-        std::fs::create_dir_all(folder)
-            .with_context(|| format!("cannot create the data folder {}", folder.display()))?;
-    }
-    let fresh = path.with_extension("new");
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.mode(0o600);
-    }
-    let mut file = options
-        .open(&fresh)
-        .with_context(|| format!("cannot write the day keys {}", fresh.display()))?;
-    file.write_all(keys.to_state().as_bytes())
-        .and_then(|()| file.sync_all())
-        .with_context(|| format!("cannot write the day keys {}", fresh.display()))?;
-    std::fs::rename(&fresh, path)
-        .with_context(|| format!("cannot replace the day keys {}", path.display()))
+    crate::private_file::replace(path, keys.to_state().as_bytes())
+        .with_context(|| format!("cannot write the day keys {}", path.display()))
 }
 
 #[cfg(test)]

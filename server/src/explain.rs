@@ -52,8 +52,15 @@ struct Explained<'a> {
     reason: String,
     kind: Option<Kind>,
     page_load: bool,
-    hit: Option<&'a Hit>,
+    hit: Option<serde_json::Value>,
+    /// Why the hit's `visitor` is null, when no key was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    visitor_note: Option<&'a str>,
 }
+
+/// Why `explain` shows no visitor tokens: no key was given, and a token
+/// from a key nobody holds would match nothing.
+pub const NO_KEY: &str = "no token: no key was given (--key or --key-file: the seed the site's day keys were made from, or its static key); a token from any other key would match nothing";
 
 /// A line that could not be read.
 #[derive(Debug, Serialize)]
@@ -79,6 +86,7 @@ pub fn explain(
     mut output: impl Write,
     counter: &Counter,
     now: DateTime<Utc>,
+    no_token: Option<&str>,
 ) -> std::io::Result<Summary> {
     let mut summary = Summary::default();
     for (index, line) in input.split(b'\n').enumerate() {
@@ -87,7 +95,7 @@ pub fn explain(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let written = match explain_line(&line, number, counter, now) {
+        let written = match explain_line(&line, number, counter, now, no_token) {
             Ok(json) => {
                 summary.explained += 1;
                 json
@@ -111,6 +119,7 @@ fn explain_line(
     number: usize,
     counter: &Counter,
     now: DateTime<Utc>,
+    no_token: Option<&str>,
 ) -> Result<String, String> {
     let input: Input = serde_json::from_slice(line).map_err(|error| describe(&error))?;
     let peer = parse_address(&input.peer)
@@ -152,9 +161,21 @@ fn explain_line(
         reason: decision.why(),
         kind: decision.kind(),
         page_load: decision.page_load,
-        hit: decision.hit.as_ref(),
+        hit: decision.hit.as_ref().map(|hit| shown(hit, no_token)),
+        visitor_note: decision.hit.as_ref().and(no_token),
     };
     serde_json::to_string(&explained).map_err(|error| format!("cannot write the decision: {error}"))
+}
+
+/// The hit as printed: without its token when there is no key to make it.
+fn shown(hit: &Hit, no_token: Option<&str>) -> serde_json::Value {
+    let mut value = serde_json::to_value(hit).unwrap_or(serde_json::Value::Null);
+    if no_token.is_some()
+        && let Some(visitor) = value.get_mut("visitor")
+    {
+        *visitor = serde_json::Value::Null;
+    }
+    value
 }
 
 /// Header names are case-insensitive: merge them lowercased.
@@ -217,7 +238,7 @@ mod tests {
     fn run(input: &str) -> (Vec<serde_json::Value>, Summary) {
         let mut out = Vec::new();
         let now = "2026-11-29T12:00:00Z".parse().expect("a time");
-        let summary = explain(input.as_bytes(), &mut out, &counter(), now).expect("runs");
+        let summary = explain(input.as_bytes(), &mut out, &counter(), now, None).expect("runs");
         let lines = String::from_utf8(out)
             .expect("UTF-8")
             .lines()

@@ -2,8 +2,12 @@
 //!
 //! Order: `--key` (its UTF-8 bytes), else `--key-file` (the file's bytes,
 //! without one trailing newline), else `DATA_DIR/key`, created on first run
-//! with 32 random bytes and owner-only permissions. The key is never logged;
-//! only the path of a generated key file is.
+//! with 32 random bytes kept as 64 hex digits and a newline, owner-only. The
+//! key is never logged; only the path of a generated key file is.
+//!
+//! A generated key is read back byte for byte: as hex, or (a key file made
+//! before the hex form) as exactly the 32 raw bytes it holds — never with a
+//! last byte taken for a newline.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -30,9 +34,42 @@ pub fn site_key(
     }
     let path = key_path(data_dir);
     if path.exists() {
-        return read_key(&path);
+        return VisitorKey::from_bytes(read_generated_key(&path)?)
+            .with_context(|| format!("the key file {} is empty", path.display()));
     }
     create_key(&path)
+}
+
+/// The bytes of a key file this program made: 64 hex digits (and a
+/// newline), or 32 raw bytes from before the hex form. Anything else is
+/// read as a hand-written key file (one trailing newline dropped).
+pub fn read_generated_key(path: &Path) -> anyhow::Result<Vec<u8>> {
+    let bytes = std::fs::read(path)
+        .with_context(|| format!("cannot read the key file {}", path.display()))?;
+    let text = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+    if let Some(key) = unhex(text) {
+        return Ok(key);
+    }
+    if bytes.len() == GENERATED_BYTES {
+        return Ok(bytes);
+    }
+    Ok(text.to_vec())
+}
+
+/// How many random bytes a generated key has.
+const GENERATED_BYTES: usize = 32;
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &[u8]) -> Option<Vec<u8>> {
+    if text.len() != 2 * GENERATED_BYTES {
+        return None;
+    }
+    text.chunks(2)
+        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
+        .collect()
 }
 
 fn read_key(path: &Path) -> anyhow::Result<VisitorKey> {
@@ -50,9 +87,14 @@ fn create_key(path: &Path) -> anyhow::Result<VisitorKey> {
         std::fs::create_dir_all(folder)
             .with_context(|| format!("cannot create the data folder {}", folder.display()))?;
     }
-    let mut bytes = [0u8; 32];
+    let mut bytes = [0u8; GENERATED_BYTES];
     getrandom::fill(&mut bytes)
         .map_err(|error| anyhow::anyhow!("no random bytes for a key: {error}"))?;
+    create_key_with(path, &bytes)
+}
+
+/// Keeps `bytes` as the generated key at `path` (hex, owner-only).
+fn create_key_with(path: &Path, bytes: &[u8]) -> anyhow::Result<VisitorKey> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -63,10 +105,10 @@ fn create_key(path: &Path) -> anyhow::Result<VisitorKey> {
     let mut file = options
         .open(path)
         .with_context(|| format!("cannot create the key file {}", path.display()))?;
-    file.write_all(&bytes)
+    file.write_all(format!("{}\n", hex(bytes)).as_bytes())
         .with_context(|| format!("cannot write the key file {}", path.display()))?;
     file.sync_all().ok();
-    tracing::info!(path = %path.display(), "generated a new site key (32 random bytes)");
+    tracing::info!(path = %path.display(), "generated a new site key (32 random bytes, kept as hex)");
     Ok(VisitorKey::from_bytes(bytes.to_vec())?)
 }
 
@@ -81,7 +123,7 @@ mod tests {
         site_key(None, None, &data).expect("a key is made");
         let path = key_path(&data);
         let first = std::fs::read(&path).expect("the key file");
-        assert_eq!(first.len(), 32);
+        assert_eq!(first.len(), 65, "64 hex digits and a newline");
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt as _;
@@ -97,6 +139,30 @@ mod tests {
             first,
             "not replaced"
         );
+    }
+
+    /// About one random key in 256 ends in 0x0A; it must come back whole,
+    /// from the hex form and from a raw key file made before it.
+    #[test]
+    fn a_generated_key_ending_in_a_newline_byte_survives_restarts() {
+        let folder = tempfile::tempdir().expect("a temporary folder");
+        let data = folder.path().join("data");
+        std::fs::create_dir_all(&data).expect("a data folder");
+        let mut bytes = [0x5au8; GENERATED_BYTES];
+        bytes[GENERATED_BYTES - 1] = b'\n';
+        let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 29).expect("a day");
+        let ip = "203.0.113.7".parse().ok();
+        let made = create_key_with(&key_path(&data), &bytes).expect("kept");
+        let token = activity::token::visitor_token(&made, day, ip);
+        assert_eq!(read_generated_key(&key_path(&data)).expect("read"), bytes);
+        for _ in 0..2 {
+            let again = site_key(None, None, &data).expect("read back");
+            assert_eq!(activity::token::visitor_token(&again, day, ip), token);
+        }
+        // The raw form of earlier versions: 32 bytes, the last one 0x0A.
+        std::fs::write(key_path(&data), bytes).expect("written");
+        let legacy = site_key(None, None, &data).expect("read back");
+        assert_eq!(activity::token::visitor_token(&legacy, day, ip), token);
     }
 
     #[test]

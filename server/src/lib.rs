@@ -16,13 +16,17 @@
 
 pub mod admin_args;
 pub mod cli;
+pub mod connections;
 pub mod counting;
 pub mod day_keys;
 pub mod demo;
 pub mod explain;
 pub mod export;
+pub mod headers;
 pub mod import;
+pub mod import_keys;
 pub mod key;
+mod private_file;
 pub mod reconnect;
 pub mod routes;
 pub mod shutdown;

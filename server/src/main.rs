@@ -71,11 +71,16 @@ async fn run(command: Command) -> anyhow::Result<()> {
 }
 
 fn explain(args: server::cli::ExplainArgs) -> anyhow::Result<()> {
-    let keys = match args.counting.site_keys(None)? {
-        Some(site) => site.keys,
+    // Without a key, hits are still decided (with a key made for this run)
+    // but their tokens are not shown: nothing could reproduce them.
+    let (keys, no_token) = match args.counting.explain_keys()? {
+        Some(keys) => (keys, None),
         None => {
-            eprintln!("whocomes explain: no --key given; tokens are made with a throwaway key");
-            activity::TokenKeys::Static(server::counting::random_key()?)
+            eprintln!("whocomes explain: no --key given; hits are shown without their tokens");
+            (
+                activity::TokenKeys::Static(server::counting::random_key()?),
+                Some(server::explain::NO_KEY),
+            )
         }
     };
     let store = args.store_name.or("sqlite")?;
@@ -85,6 +90,7 @@ fn explain(args: server::cli::ExplainArgs) -> anyhow::Result<()> {
         std::io::stdout().lock(),
         &counter,
         chrono::Utc::now(),
+        no_token,
     )?;
     if summary.malformed > 0 {
         anyhow::bail!(

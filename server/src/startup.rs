@@ -10,14 +10,15 @@ use std::sync::Arc;
 
 use activity::recording::{RecorderStats, WriterHandle};
 use activity::store::ActivityStore;
-use admin::server::{Admin, AdminConfig};
+use admin::server::{Admin, AdminConfig, ConnectionStats};
 use anyhow::Context as _;
 use axum::Router;
 use leptos::config::LeptosOptions;
 use tokio::net::TcpListener;
 
 use crate::cli::ServeArgs;
-use crate::{routes, shutdown};
+use crate::connections::ConnectionArgs;
+use crate::{connections, headers, routes, shutdown};
 
 /// The file name wasm-bindgen's output is given (`pkg/whocomes.js`,
 /// `pkg/whocomes.wasm`, `pkg/whocomes.css`): the `name` of the
@@ -36,6 +37,8 @@ pub struct Application {
     store: Arc<dyn ActivityStore>,
     read_stores: Vec<Arc<dyn ActivityStore>>,
     writer: WriterHandle,
+    limits: ConnectionArgs,
+    connections: Arc<ConnectionStats>,
 }
 
 /// The Admin tab's state: every store, the writer's counters, the password.
@@ -44,6 +47,7 @@ fn admin_tab(
     store: &Arc<dyn ActivityStore>,
     read_stores: &[Arc<dyn ActivityStore>],
     writer: &WriterHandle,
+    connections: &Arc<ConnectionStats>,
 ) -> anyhow::Result<Admin> {
     let password = config.admin.password()?;
     if config.admin.private && password.is_none() {
@@ -59,6 +63,7 @@ fn admin_tab(
             .chain(read_stores.iter().cloned())
             .collect(),
         recorder: Some(writer.stats()),
+        connections: Some(connections.clone()),
         password,
         private: config.admin.private,
         proxies: config.counting.proxies(),
@@ -147,25 +152,34 @@ impl Application {
         tracing::info!(store = %store.name(), available = availability.available, "{}; {}", availability.reason, availability.retention);
         let (layer, writer) =
             activity::recording::start(counter, store.clone(), config.recorder.config());
-        let admin = admin_tab(&config, &store, &read_stores, &writer)?;
+        let connections = Arc::new(ConnectionStats::default());
+        let admin = admin_tab(&config, &store, &read_stores, &writer, &connections)?;
         tokio::spawn({
             let admin = admin.clone();
             async move { admin.warm_up().await }
         });
         let router = routes::router(options).layer(admin.layer());
+        let router = if config.no_counting {
+            tracing::warn!("--no-counting: nothing is counted");
+            router
+        } else {
+            router.layer(layer)
+        };
+        let router = router.layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            http::StatusCode::REQUEST_TIMEOUT,
+            config.connections.request_timeout(),
+        ));
+        let router = headers::secure(router, admin);
 
         Ok(Self {
             listener,
-            router: if config.no_counting {
-                tracing::warn!("--no-counting: nothing is counted");
-                router
-            } else {
-                router.layer(layer)
-            },
+            router,
             local_addr,
             store,
             read_stores,
             writer,
+            limits: config.connections.clone(),
+            connections,
         })
     }
 
@@ -180,6 +194,11 @@ impl Application {
     /// The store the site counts into.
     pub fn store(&self) -> Arc<dyn ActivityStore> {
         self.store.clone()
+    }
+
+    /// The connections served, open and refused so far.
+    pub fn connection_stats(&self) -> Arc<ConnectionStats> {
+        self.connections.clone()
     }
 
     /// What the recorder has queued, dropped and written so far.
@@ -207,31 +226,17 @@ impl Application {
         self,
         stop: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let service = self
-            .router
-            .into_make_service_with_connect_info::<SocketAddr>();
-        let stopping = Arc::new(tokio::sync::Notify::new());
-        let signal = {
-            let stopping = stopping.clone();
-            async move {
-                stop.await;
-                stopping.notify_one();
-            }
-        };
-        let serving = axum::serve(self.listener, service).with_graceful_shutdown(signal);
-        let served = tokio::select! {
-            served = serving => served,
-            () = async {
-                stopping.notified().await;
-                tokio::time::sleep(SHUTDOWN_GRACE).await;
-            } => {
-                tracing::warn!(
-                    "requests still open {} s after the stop: stopping without them",
-                    SHUTDOWN_GRACE.as_secs()
-                );
-                Ok(())
-            }
-        };
+        // Connections still open after the grace are left behind (and said
+        // so in the log): their hits, if any, are dropped and counted.
+        let _left_open = connections::serve(
+            self.listener,
+            self.router,
+            &self.limits,
+            self.connections.clone(),
+            stop,
+            SHUTDOWN_GRACE,
+        )
+        .await;
         // The router (and with it every sender of the queue) is gone: the
         // writer drains what is left and ends.
         let stats = self.writer.finish().await;
@@ -245,7 +250,7 @@ impl Application {
         for store in &self.read_stores {
             store.close().await;
         }
-        served
+        Ok(())
     }
 }
 

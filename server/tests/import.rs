@@ -228,3 +228,89 @@ fn the_binary_reads_stdin_and_prints_the_summary() {
     );
     assert!(!stdout.contains(MARKER) && !stderr.contains(MARKER));
 }
+
+/// Import arguments for `logs`, with a seed (`--key`) or without one.
+fn split_args(data: &Path, seed: Option<&str>, log: &Path) -> server::import::ImportArgs {
+    let mut argv = vec!["whocomes", "import", "--quiet"];
+    if let Some(seed) = seed {
+        argv.extend(["--key", seed]);
+    }
+    let data = data.display().to_string();
+    let log = log.display().to_string();
+    argv.extend(["--data-dir", &data, &log]);
+    match Cli::try_parse_from(argv)
+        .expect("arguments parse")
+        .into_command()
+    {
+        Command::Import(args) => *args,
+        _ => panic!("expected import"),
+    }
+}
+
+/// A logrotate-style history of three past days, 60 visitors a day, each
+/// seen in the morning and the evening, cut in the middle of the second
+/// day and imported in two runs (with and without a seed, under the
+/// default day keys): every day counts 60 visitor-days, not the split day
+/// 60 + its second half's again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_history_split_across_runs_counts_each_visitor_day_once() {
+    let today = chrono::Utc::now().date_naive();
+    let days: Vec<chrono::NaiveDate> = (3..=5)
+        .rev()
+        .map(|back| today - chrono::Days::new(back))
+        .collect();
+    let line = |day: chrono::NaiveDate, hour: u32, visitor: u32| {
+        format!(
+            "198.51.100.{visitor} - - [{}:{hour:02}:{:02}:00 +0000] \"GET /about HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0\"\n",
+            day.format("%d/%b/%Y"),
+            visitor % 60
+        )
+    };
+    let mut first = String::new();
+    let mut second = String::new();
+    for (index, day) in days.iter().enumerate() {
+        for hour in [9, 20] {
+            let part = if index == 0 || (index == 1 && hour == 9) {
+                &mut first
+            } else {
+                &mut second
+            };
+            for visitor in 1..=60 {
+                part.push_str(&line(*day, hour, visitor));
+            }
+        }
+    }
+    for seed in [None, Some("split-history-seed")] {
+        let data = tempfile::tempdir().expect("a folder");
+        let logs = [
+            data.path().join("access.log.1"),
+            data.path().join("access.log"),
+        ];
+        std::fs::write(&logs[0], &first).expect("written");
+        std::fs::write(&logs[1], &second).expect("written");
+        for log in &logs {
+            let tally = server::import::import(&split_args(data.path(), seed, log))
+                .await
+                .expect("imports");
+            assert_eq!(
+                tally.counted(),
+                180,
+                "{seed:?}: every line of {}",
+                log.display()
+            );
+        }
+        let store = activity_sqlite::SqliteStore::open(
+            data.path().join("activity.db").to_str().expect("UTF-8"),
+            StoreName::parse("sqlite").expect("a name"),
+            Retention::default(),
+        )
+        .await
+        .expect("opens");
+        let rows = store.visitors_since(days[0]).await.expect("reads");
+        store.close().await;
+        for day in &days {
+            let visitor_days = rows.iter().filter(|row| row.day == *day).count();
+            assert_eq!(visitor_days, 60, "{seed:?}: visitor-days on {day}");
+        }
+    }
+}

@@ -33,9 +33,9 @@ struct Day {
 }
 
 fn corpus() -> Option<Vec<PathBuf>> {
-    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/access-logs");
+    let folder = activity::corpus::folder(env!("CARGO_MANIFEST_DIR"), "access-logs")?;
     let mut logs: Vec<PathBuf> = std::fs::read_dir(&folder)
-        .ok()?
+        .expect("the corpus folder reads")
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|path| path.extension().is_some_and(|ext| ext == "log"))
         .collect();
@@ -200,7 +200,6 @@ fn import_args(data: &std::path::Path, log: &std::path::Path) -> server::import:
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_corpus_log_is_counted_as_the_reference_counts_it() {
     let Some(logs) = corpus() else {
-        eprintln!("SKIPPED: ../shared/corpus/access-logs is not beside the repository");
         return;
     };
     let rules = Rules::default();

@@ -101,6 +101,22 @@ where
     }
 }
 
+/// Whether a peer is on this machine or a private network: where a reverse
+/// proxy that was not named with `--trusted-proxy` would be.
+fn is_local(peer: IpAddr) -> bool {
+    match peer {
+        IpAddr::V4(v4) => v4.is_loopback() || v4.is_private() || v4.is_link_local(),
+        IpAddr::V6(v6) => {
+            v6.is_loopback()
+                || v6.is_unique_local()
+                || v6.is_unicast_link_local()
+                || v6
+                    .to_ipv4_mapped()
+                    .is_some_and(|v4| is_local(IpAddr::V4(v4)))
+        }
+    }
+}
+
 // Made once, not parsed from text on every request.
 const SEC_FETCH_DEST: HeaderName = HeaderName::from_static("sec-fetch-dest");
 const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
@@ -140,9 +156,14 @@ impl Shared {
             x_forwarded_for: x_forwarded_for.iter().map(AsRef::as_ref).collect(),
             forwarded: forwarded.iter().map(AsRef::as_ref).collect(),
         };
-        let decision = self
-            .counter
-            .count(&view, (self.peer)(request.extensions()), Utc::now());
+        let peer = (self.peer)(request.extensions());
+        if (!view.x_forwarded_for.is_empty() || !view.forwarded.is_empty())
+            && self.counter.trusts_no_proxy()
+            && peer.is_some_and(is_local)
+        {
+            self.stats.untrusted_forwarding();
+        }
+        let decision = self.counter.count(&view, peer, Utc::now());
         if let Some(hit) = decision.hit {
             match self.queue.try_send(hit) {
                 Ok(()) => self.stats.queued(),

@@ -18,6 +18,9 @@ pub struct RecorderStats {
     written: AtomicU64,
     failed_writes: AtomicU64,
     lost: AtomicU64,
+    /// Requests from a local or private address that carried a forwarding
+    /// header while no proxy is trusted (`--trusted-proxy` is missing).
+    untrusted_forwarding: AtomicU64,
     /// Hits per second (Unix seconds, oldest first), for the last
     /// [`RECENT_SECONDS`]; only the writer adds to it.
     recent: Mutex<VecDeque<(i64, u64)>>,
@@ -39,11 +42,24 @@ pub struct StatsSnapshot {
     pub failed_writes: u64,
     /// Hits given up on after the store failed for too long.
     pub lost: u64,
+    /// Requests from a local or private address with a forwarding header
+    /// that was not believed, because no proxy is trusted.
+    pub untrusted_forwarding: u64,
 }
 
 impl RecorderStats {
     pub(crate) fn queued(&self) {
         self.queued.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Notes a forwarding header from a local address that no trusted proxy
+    /// vouches for; the first one is logged with the flag that fixes it.
+    pub(crate) fn untrusted_forwarding(&self) {
+        if self.untrusted_forwarding.fetch_add(1, Ordering::Relaxed) == 0 {
+            tracing::warn!(
+                "requests from this machine or a private network carry X-Forwarded-For or Forwarded, and no proxy is trusted: every visitor behind that proxy counts as one address (on this machine: as the site's own read). Name the proxy with --trusted-proxy (e.g. --trusted-proxy 127.0.0.1)"
+            );
+        }
     }
 
     pub(crate) fn dropped(&self) {
@@ -111,6 +127,7 @@ impl RecorderStats {
             written: self.written.load(Ordering::Relaxed),
             failed_writes: self.failed_writes.load(Ordering::Relaxed),
             lost: self.lost.load(Ordering::Relaxed),
+            untrusted_forwarding: self.untrusted_forwarding.load(Ordering::Relaxed),
         }
     }
 }

@@ -5,9 +5,12 @@
 //! a request that queues a hit never has to wake another thread.
 //! A failed write is retried with backoff, together with what arrives
 //! meanwhile, as long as it holds at most `max_pending_hits`; beyond that
-//! the oldest batch is given up and counted as lost. When every sender is
+//! the oldest batches are given up, one at a time, until what is held fits
+//! again, and their hits are counted as lost (the newest are kept: when the
+//! store comes back, the recent past is what the tab shows first). When every sender is
 //! gone (the server stopped), it writes what is left and ends.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -153,7 +156,7 @@ async fn run(
     let flush_hits = config.flush_hits.max(1);
     let max_batch = config.max_batch_hits.max(flush_hits);
     let mut buffer: Vec<Hit> = Vec::with_capacity(flush_hits);
-    let mut pending = Batch::default();
+    let mut held = Held::default();
     let mut backoff = Duration::from_millis(100);
     let mut retry_at: Option<Instant> = None;
     let mut retention_at = Instant::now();
@@ -168,26 +171,29 @@ async fn run(
         .await;
         if !buffer.is_empty() {
             stats.arrived(buffer.iter().map(|hit| hit.at));
-            pending = std::mem::take(&mut pending).merge(Batch::fold(&buffer));
+            held.push(Batch::fold(&buffer));
             buffer.clear();
         }
         let due = retry_at.is_none_or(|at| Instant::now() >= at);
-        if !pending.is_empty() && (due || closed) {
-            match store.record(&pending).await {
+        if !held.is_empty() && (due || closed) {
+            let batch = held.merged();
+            match store.record(&batch).await {
                 Ok(()) => {
-                    stats.written(pending.hits);
-                    pending = Batch::default();
+                    stats.written(batch.hits);
+                    held = Held::default();
                     backoff = Duration::from_millis(100);
                     retry_at = None;
                 }
                 Err(error) => {
                     stats.failed_write();
-                    tracing::warn!(store = %store.name(), %error, hits = pending.hits, "cannot write activity; will retry");
+                    tracing::warn!(store = %store.name(), %error, hits = batch.hits, "cannot write activity; will retry");
                     retry_at = Some(Instant::now() + backoff);
                     backoff = (backoff * 2).min(Duration::from_secs(30));
-                    if pending.hits > config.max_pending_hits {
-                        stats.lost(pending.hits);
-                        pending = Batch::default();
+                    held.keep_merged(batch);
+                    let given_up = held.give_up_oldest_beyond(config.max_pending_hits);
+                    if given_up > 0 {
+                        stats.lost(given_up);
+                        tracing::error!(store = %store.name(), hits = given_up, "gave up the oldest held activity: the store has failed too long");
                     }
                 }
             }
@@ -199,9 +205,82 @@ async fn run(
             retention_at = Instant::now() + config.retention_every;
         }
         if closed {
-            finish(&*store, pending, &stats).await;
+            finish(&*store, held.merged(), &stats).await;
             return;
         }
+    }
+}
+
+/// What the writer holds while the store fails: batches in the order they
+/// arrived, so that the oldest is the one given up first. A failed write
+/// keeps its merge beside them, so a long outage does not merge the same
+/// batches again at every retry.
+#[derive(Debug, Default)]
+struct Held {
+    batches: VecDeque<Batch>,
+    merged: Option<(usize, Batch)>,
+}
+
+impl Held {
+    fn push(&mut self, batch: Batch) {
+        self.batches.push_back(batch);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.batches.iter().all(Batch::is_empty)
+    }
+
+    fn hits(&self) -> u64 {
+        self.batches.iter().map(|batch| batch.hits).sum()
+    }
+
+    /// Every held batch as one write (the merge kept from the last failed
+    /// try, plus what arrived since). Hand it back with
+    /// [`keep_merged`](Self::keep_merged) if the write fails.
+    fn merged(&mut self) -> Batch {
+        match self.merged.take() {
+            // The common case, a store that keeps up: one batch, no copy.
+            None if self.batches.len() == 1 => std::mem::take(&mut self.batches[0]),
+            None => self
+                .batches
+                .iter()
+                .cloned()
+                .fold(Batch::default(), Batch::merge),
+            Some((from, base)) => self
+                .batches
+                .iter()
+                .skip(from)
+                .cloned()
+                .fold(base, Batch::merge),
+        }
+    }
+
+    /// Keeps the merge of every held batch for the next try.
+    fn keep_merged(&mut self, batch: Batch) {
+        if self.batches.len() == 1 {
+            self.batches[0] = batch;
+        } else {
+            self.merged = Some((self.batches.len(), batch));
+        }
+    }
+
+    /// Gives up the oldest batches until at most `most` hits are held (the
+    /// newest batch is kept even when it alone is over); returns the hits
+    /// given up.
+    fn give_up_oldest_beyond(&mut self, most: u64) -> u64 {
+        let mut given_up = 0;
+        while self.hits() > most && self.batches.len() > 1 {
+            if let Some(oldest) = self.batches.pop_front() {
+                given_up += oldest.hits;
+                // The kept merge holds the batch given up: merge again next time.
+                self.merged = None;
+            }
+        }
+        if self.hits() > most {
+            given_up += self.hits();
+            *self = Self::default();
+        }
+        given_up
     }
 }
 

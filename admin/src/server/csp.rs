@@ -15,8 +15,9 @@ pub fn policy(nonce: &str) -> String {
     )
 }
 
-/// Sends the policy with the page being rendered (call it while rendering
-/// the tab on the server; it does nothing elsewhere).
+/// Sends the policy with the page being rendered, and asks caches not to
+/// keep the page (call it while rendering the tab on the server; it does
+/// nothing elsewhere).
 pub fn send() {
     let (Some(nonce), Some(response)) = (
         leptos::nonce::use_nonce(),
@@ -27,6 +28,10 @@ pub fn send() {
     if let Ok(value) = http::HeaderValue::from_str(&policy(&nonce.to_string())) {
         response.insert_header(http::header::CONTENT_SECURITY_POLICY, value);
     }
+    response.insert_header(
+        http::header::CACHE_CONTROL,
+        http::HeaderValue::from_static("no-store"),
+    );
 }
 
 #[cfg(test)]

@@ -80,8 +80,23 @@ where
                 ))
             });
         }
+        // The tab's answers, and anything a signed-in admin reads, are
+        // never kept by a cache.
+        // (The tab's page itself says so as it renders: `csp::send`.)
+        let private = request.uri().path().starts_with(FUNCTIONS)
+            || self.admin.signed_in(request.headers(), Utc::now());
         request.extensions_mut().insert(self.admin.clone());
-        Box::pin(self.inner.call(request))
+        let answer = self.inner.call(request);
+        Box::pin(async move {
+            let mut response = answer.await?;
+            if private {
+                response.headers_mut().insert(
+                    header::CACHE_CONTROL,
+                    http::HeaderValue::from_static("no-store"),
+                );
+            }
+            Ok(response)
+        })
     }
 }
 
@@ -103,6 +118,16 @@ fn plain(status: StatusCode, message: &str) -> Response {
         message.to_owned(),
     )
         .into_response()
+}
+
+/// A store that cannot be read: the reason goes to the server log only
+/// (it may name a host, a database or a file).
+fn unreadable(store: &activity::StoreName, error: &dyn std::fmt::Display) -> Response {
+    tracing::warn!(%store, %error, "an export could not read a store");
+    plain(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &format!("the store {store} cannot be read right now; the server log says why\n"),
+    )
 }
 
 async fn export(admin: &Admin, file: &str, request: &http::request::Parts) -> Response {
@@ -139,7 +164,7 @@ async fn export(admin: &Admin, file: &str, request: &http::request::Parts) -> Re
         for store in admin.stores() {
             match store.visitors_since(since).await {
                 Ok(more) => rows.extend(more),
-                Err(error) => return plain(StatusCode::SERVICE_UNAVAILABLE, &format!("{error}\n")),
+                Err(error) => return unreadable(store.name(), &error),
             }
         }
         write_visitors(&rows, format, &mut body)
@@ -148,13 +173,17 @@ async fn export(admin: &Admin, file: &str, request: &http::request::Parts) -> Re
         for store in admin.stores() {
             match store.hours_since(midnight_of(since)).await {
                 Ok(more) => rows.extend(more),
-                Err(error) => return plain(StatusCode::SERVICE_UNAVAILABLE, &format!("{error}\n")),
+                Err(error) => return unreadable(store.name(), &error),
             }
         }
         write_hours(&rows, format, &mut body)
     };
     if let Err(error) = written {
-        return plain(StatusCode::INTERNAL_SERVER_ERROR, &format!("{error}\n"));
+        tracing::error!(%error, "cannot write an export");
+        return plain(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the export could not be written; the server log says why\n",
+        );
     }
     let (extension, media_type) = format.describe();
     let disposition = format!("attachment; filename=\"whocomes-{what}-{range}d.{extension}\"");

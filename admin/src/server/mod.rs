@@ -18,6 +18,7 @@
 
 pub mod auth;
 pub mod csp;
+mod edge;
 pub mod export;
 mod layer;
 pub mod origin;
@@ -35,9 +36,10 @@ use activity::store::ActivityStore;
 use chrono::{DateTime, Utc};
 
 pub use auth::PasswordError;
+pub use edge::ConnectionStats;
 pub use layer::{AdminLayer, AdminService};
 
-use auth::{Attempts, Password, Sessions};
+use auth::{Attempts, Checker, Password, Sessions};
 use summaries::SummaryCache;
 
 /// How the tab is set up.
@@ -47,6 +49,8 @@ pub struct AdminConfig {
     pub stores: Vec<Arc<dyn ActivityStore>>,
     /// The writer's counters (queued, dropped, recent hits), if this server counts.
     pub recorder: Option<Arc<RecorderStats>>,
+    /// The server's connection counters (open, refused at the cap), if it keeps them.
+    pub connections: Option<Arc<ConnectionStats>>,
     /// The admin password; without one nobody can sign in.
     pub password: Option<String>,
     /// Make the whole tab (aggregates too) sign-in only.
@@ -79,9 +83,13 @@ pub struct Admin(Arc<Inner>);
 struct Inner {
     stores: Vec<Arc<dyn ActivityStore>>,
     recorder: Option<Arc<RecorderStats>>,
+    connections: Option<Arc<ConnectionStats>>,
     password: Option<Password>,
     sessions: Sessions,
     attempts: Attempts,
+    checker: Checker,
+    /// Sign-in attempts refused over a budget, before any check.
+    sign_ins_refused: std::sync::atomic::AtomicU64,
     private: bool,
     proxies: TrustedProxies,
     funnel: Vec<FunnelStep>,
@@ -106,9 +114,12 @@ impl Admin {
         Ok(Self(Arc::new(Inner {
             stores: config.stores,
             recorder: config.recorder,
+            connections: config.connections,
             password,
             sessions: Sessions::new()?,
             attempts: Attempts::default(),
+            checker: Checker::default(),
+            sign_ins_refused: std::sync::atomic::AtomicU64::new(0),
             private: config.private,
             proxies: config.proxies,
             funnel: config.funnel.unwrap_or_else(default_funnel),
@@ -133,12 +144,24 @@ impl Admin {
         self.0.recorder.as_deref()
     }
 
+    /// The server's connection counters, if it keeps them.
+    pub fn connections(&self) -> Option<&ConnectionStats> {
+        self.0.connections.as_deref()
+    }
+
+    /// Sign-in attempts refused over a budget since start.
+    pub fn sign_ins_refused(&self) -> u64 {
+        self.0
+            .sign_ins_refused
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Sums every day the longest range shows, so that the first view after
     /// a start does not wait for it: with 90 days of a busy site that takes
     /// seconds, so run it in a background task.
     pub async fn warm_up(&self) {
         let longest = crate::model::RANGES.iter().copied().max().unwrap_or(365);
-        overview::overview(self, longest, Utc::now()).await;
+        overview::overview(self, longest, Utc::now(), false).await;
     }
 
     /// The day summaries kept between reads.
@@ -181,8 +204,10 @@ impl Admin {
     }
 
     /// Checks a sign-in attempt from `client`; on success, the `Set-Cookie`
-    /// value of a new session.
-    pub fn sign_in(
+    /// value of a new session. Over a budget (this network's, or the global
+    /// one of attempts in progress) it is refused before argon2 runs; the
+    /// check itself runs on the blocking pool, one at a time.
+    pub async fn sign_in(
         &self,
         attempt: &str,
         request: &http::request::Parts,
@@ -190,21 +215,53 @@ impl Admin {
     ) -> Result<String, SignInError> {
         let password = self.0.password.as_ref().ok_or(SignInError::NoPassword)?;
         let network = Network::of(self.client(request));
+        let refused = |error| {
+            self.0
+                .sign_ins_refused
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            error
+        };
         self.0
             .attempts
             .allow(network.as_str(), std::time::Instant::now())
-            .map_err(|wait| SignInError::TooMany(wait.as_secs().div_ceil(60)))?;
-        if !password.matches(attempt) {
+            .map_err(|wait| refused(SignInError::TooMany(wait.as_secs().max(1))))?;
+        let admitted = self
+            .0
+            .checker
+            .admit()
+            .ok_or_else(|| refused(SignInError::Busy(BUSY_RETRY_SECONDS)))?;
+        let matched = self
+            .0
+            .checker
+            .check(&admitted, password, attempt)
+            .await
+            .ok_or_else(|| refused(SignInError::Busy(BUSY_RETRY_SECONDS)))?;
+        if !matched {
             tracing::info!(network = %network, "admin sign-in refused");
             return Err(SignInError::Wrong);
         }
         tracing::info!(network = %network, "admin signed in");
-        Ok(self.0.sessions.start(now, self.over_tls(request)))
+        self.0
+            .sessions
+            .start(now, self.over_tls(request))
+            .map_err(|_| SignInError::Busy(BUSY_RETRY_SECONDS))
     }
 
-    /// The `Set-Cookie` value that signs out.
+    /// Ends the request's session on the server (a copied cookie stops
+    /// working too); the `Set-Cookie` value that clears it.
     pub fn sign_out(&self, request: &http::request::Parts) -> String {
-        self.0.sessions.end(self.over_tls(request))
+        let cookies = request
+            .headers
+            .get_all(http::header::COOKIE)
+            .iter()
+            .filter_map(|value| value.to_str().ok());
+        self.0.sessions.end(cookies, self.over_tls(request))
+    }
+
+    /// Whether the request came over TLS as its proxy says (for HSTS and
+    /// the cookie's Secure flag).
+    pub fn https(&self, request: &http::request::Parts) -> bool {
+        self.over_tls(request)
     }
 
     /// The client's address: the peer, or what a trusted proxy says.
@@ -267,7 +324,23 @@ pub enum SignInError {
     /// The password is not the admin password.
     #[error("wrong password")]
     Wrong,
-    /// Too many attempts from this network.
-    #[error("too many sign-in attempts from your network; try again in {0} minutes")]
+    /// Too many attempts from this network: try again in this many seconds.
+    #[error("too many sign-in attempts from your network; try again in {} minutes", .0.div_ceil(60))]
     TooMany(u64),
+    /// Too many attempts from everywhere at once: try again in this many seconds.
+    #[error("too many sign-in attempts right now; try again in {0} seconds")]
+    Busy(u64),
 }
+
+impl SignInError {
+    /// The seconds to send as `Retry-After`, when there is a wait.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            Self::TooMany(seconds) | Self::Busy(seconds) => Some(*seconds),
+            Self::NoPassword | Self::Wrong => None,
+        }
+    }
+}
+
+/// How long a client refused over the global budget is asked to wait.
+const BUSY_RETRY_SECONDS: u64 = 2;

@@ -33,7 +33,10 @@ pub fn midnight_of(day: NaiveDate) -> DateTime<Utc> {
 }
 
 /// The overview of the `range` days ending `now`'s day, over every store.
-pub async fn overview(admin: &Admin, range: u16, now: DateTime<Utc>) -> Overview {
+/// `details`: the reader is signed in, and may see where each store is and
+/// its errors in full; anybody else reads availability in plain words that
+/// name no host, port, database, file or error.
+pub async fn overview(admin: &Admin, range: u16, now: DateTime<Utc>, details: bool) -> Overview {
     let today = now.date_naive();
     let first = first_day(today, range);
     let previous_first = first_day(first - Days::new(1), range);
@@ -100,20 +103,35 @@ pub async fn overview(admin: &Admin, range: u16, now: DateTime<Utc>) -> Overview
         funnel: report::funnel_of_counts(steps, &now_sum.steps),
         top_paths: report::top_of(current.iter().flat_map(|s| &s.paths), TOP_PATHS),
         last_five_minutes: admin.recorder().map_or(0, |stats| stats.recent(now, 300)),
-        stores: statuses(admin, &marks, summary_error.as_deref()).await,
-        writer: admin
-            .recorder()
-            .map_or_else(WriterStatus::default, |stats| {
-                let snapshot = stats.snapshot();
-                WriterStatus {
-                    queued: snapshot.queued,
-                    dropped: snapshot.dropped,
-                    written: snapshot.written,
-                    lost: snapshot.lost,
-                }
-            }),
+        stores: statuses(admin, &marks, summary_error.as_deref(), details).await,
+        writer: writer_status(admin),
     }
 }
+
+/// The writer's and the edge's figures since this server started.
+fn writer_status(admin: &Admin) -> WriterStatus {
+    let snapshot = admin
+        .recorder()
+        .map(|stats| stats.snapshot())
+        .unwrap_or_default();
+    WriterStatus {
+        queued: snapshot.queued,
+        dropped: snapshot.dropped,
+        written: snapshot.written,
+        lost: snapshot.lost,
+        untrusted_forwarding: snapshot.untrusted_forwarding,
+        connections_open: admin.connections().map(|c| c.open()),
+        connections_refused: admin.connections().map_or(0, |c| c.refused_count()),
+        sign_ins_refused: admin.sign_ins_refused(),
+    }
+}
+
+/// What a stranger reads about a store: whether it keeps activity, in
+/// words that say nothing of where.
+const KEEPING: &str = "Keeping activity.";
+const NOT_KEEPING: &str =
+    "Not keeping activity right now (the server log says why; signed in, the tab does too).";
+const NOT_READ: &str = "could not be read just now";
 
 /// All requests from `first` to `last`, over every store that could be read.
 fn requests_between(marks: &Marks, first: NaiveDate, last: NaiveDate) -> u64 {
@@ -147,22 +165,41 @@ fn source_rows(sources: &SourceReport) -> Vec<SourceRow> {
 
 /// Each store's card: its availability and cost, and why it could not be
 /// read (its own error, else the summaries' error).
-async fn statuses(admin: &Admin, marks: &Marks, summary_error: Option<&str>) -> Vec<StoreStatus> {
+async fn statuses(
+    admin: &Admin,
+    marks: &Marks,
+    summary_error: Option<&str>,
+    details: bool,
+) -> Vec<StoreStatus> {
     let stores = admin.stores();
     let mut statuses = Vec::with_capacity(stores.len());
     for (store, error) in stores.iter().zip(&marks.errors) {
         let availability = store.availability().await;
         let cost = store.cost();
+        let read_error = error.clone().or_else(|| summary_error.map(str::to_owned));
+        if let Some(error) = &read_error {
+            tracing::warn!(store = %store.name(), %error, "the Admin tab could not read a store");
+        }
+        let (reason, read_error) = if details {
+            (availability.reason, read_error)
+        } else {
+            let reason = if availability.available {
+                KEEPING
+            } else {
+                NOT_KEEPING
+            };
+            (reason.to_owned(), read_error.map(|_| NOT_READ.to_owned()))
+        };
         statuses.push(StoreStatus {
             store: store.name().to_string(),
             demo: admin.is_demo(store.name()),
             available: availability.available,
-            availability: availability.reason,
+            availability: reason,
             retention: availability.retention,
             operations: cost.operations,
             failures: cost.failures,
             milliseconds: u64::try_from(cost.time.as_millis()).unwrap_or(u64::MAX),
-            read_error: error.clone().or_else(|| summary_error.map(str::to_owned)),
+            read_error,
         });
     }
     statuses
@@ -259,12 +296,12 @@ mod tests {
         assert!(store.visitors_since(old).await.expect("reads").is_empty());
 
         let admin = admin(vec![store]);
-        let long = overview(&admin, 90, now).await;
+        let long = overview(&admin, 90, now, true).await;
         let shown = long.days.iter().find(|d| d.day == old).expect("in range");
         assert_eq!(shown.kinds, expected);
         assert_eq!(long.totals.visitors, expected);
         // In the 30-day view it is the previous period.
-        let short = overview(&admin, 30, now).await;
+        let short = overview(&admin, 30, now, true).await;
         assert_eq!(short.previous.visitors, expected);
         assert_eq!(short.totals.visitors.total(), 0);
     }
@@ -281,7 +318,7 @@ mod tests {
         one.record(&day(&one, today, 20)).await.expect("kept");
         two.record(&day(&two, today, 20)).await.expect("kept");
         let admin = admin(vec![one, two]);
-        let view = overview(&admin, 7, now + Duration::minutes(1)).await;
+        let view = overview(&admin, 7, now + Duration::minutes(1), true).await;
         let today_kinds = view.days.last().expect("today").kinds;
         assert_eq!(today_kinds.total(), 20, "each visitor once");
         let lines: Vec<u64> = view

@@ -51,6 +51,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         <p class="range-status" aria-live="polite">
             "The last " {range} " days (UTC), beside the " {range} " days before."
         </p>
+        <ProxyTrap untrusted_forwarding=writer.untrusted_forwarding />
         {(!demo_stores.is_empty()).then(|| view! { <DemoNotice stores=demo_stores /> })}
         {no_people.then(|| view! { <NoPeopleYet range own_reads /> })}
         <div class="card figures-card">
@@ -266,6 +267,40 @@ fn StoresCard(
                     writer.queued, writer.written, writer.dropped, writer.lost
                 )}
             </p>
+            <p class="edge" data-connections-refused=writer.connections_refused.to_string() data-sign-ins-refused=writer.sign_ins_refused.to_string()>
+                {edge_sentence(&writer)}
+            </p>
         </section>
     }
+}
+
+/// The edge's figures in a sentence: connections open and refused at the
+/// cap, sign-in attempts refused before any check.
+fn edge_sentence(writer: &WriterStatus) -> String {
+    let open = writer
+        .connections_open
+        .map(|open| format!("{open} connections open, "))
+        .unwrap_or_default();
+    format!(
+        "This server's door: {open}{} refused when full (503), {} sign-in attempts refused over a limit (429).",
+        writer.connections_refused, writer.sign_ins_refused
+    )
+}
+
+/// The commonest deployment mistake, said where the admin looks: requests
+/// from this machine or a private network carry a forwarding header, and
+/// no proxy is trusted, so every visitor behind it is one address.
+#[component]
+fn ProxyTrap(untrusted_forwarding: u64) -> impl IntoView {
+    (untrusted_forwarding > 0).then(|| {
+        view! {
+            <aside class="notice proxy-trap" role="alert" data-proxy-trap=untrusted_forwarding.to_string()>
+                <strong>"Behind a proxy that is not trusted. "</strong>
+                {format!(
+                    "{untrusted_forwarding} requests came from this machine or a private network with X-Forwarded-For or Forwarded, but no proxy is trusted: every visitor behind it counts as the proxy's address (on this machine, as the site's own read). "
+                )}
+                "Start whocomes with "<code>"--trusted-proxy 127.0.0.1"</code>" (your proxy's address or range)."
+            </aside>
+        }
+    })
 }

@@ -61,11 +61,10 @@ pub struct ImportArgs {
 /// before anything of it is noted in the ledger.
 pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
     let name = args.store.store_name()?;
-    let site = args
+    let keys = args
         .counting
-        .site_keys(Some(&args.store.data_dir))?
-        .context("a site key is always given or made in the data folder")?;
-    let counter = args.counting.counter(site.keys, name.clone())?;
+        .import_keys(&args.store.data_dir, args.store.visitor_days)?;
+    let counter = args.counting.counter(keys, name.clone())?;
     let store = args
         .store
         .open_once(name)

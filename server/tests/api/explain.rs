@@ -102,14 +102,39 @@ fn trusted_proxies_and_store_names_are_applied() {
 }
 
 #[test]
-fn without_a_key_it_says_tokens_are_throwaway() {
+fn without_a_key_it_shows_no_token_and_says_why() {
     let input = r#"{"peer":"203.0.113.7","target":"/"}"#;
     let (lines, stderr, success) = explain(&[], input);
     assert!(success);
-    assert!(stderr.contains("throwaway key"), "{stderr}");
+    assert!(stderr.contains("without their tokens"), "{stderr}");
     assert_eq!(lines[0]["reason"], "bot: no user agent");
-    assert_ne!(
-        lines[0]["hit"]["visitor"],
-        "427b10c93306f017ebfd47ee393e3944"
-    );
+    assert_eq!(lines[0]["hit"]["visitor"], serde_json::Value::Null);
+    assert_eq!(lines[0]["hit"]["network"], "203.0.113.x");
+    let note = lines[0]["visitor_note"].as_str().expect("a note");
+    assert!(note.contains("--key"), "{note}");
+}
+
+/// Under day keys, a seed makes the token the live site made that day,
+/// for yesterday and for a day long gone alike.
+#[test]
+fn with_a_seed_every_days_token_is_the_live_sites() {
+    let seed = "explain-seed";
+    let today = chrono::Utc::now().date_naive();
+    let ip = Some("203.0.113.7".parse().expect("an address"));
+    for back in [0, 1, 12, 200] {
+        let day = today - chrono::Days::new(back);
+        let input = format!(
+            r#"{{"at":"{day}T12:00:00Z","peer":"203.0.113.7","target":"/","headers":{{"user-agent":"{BROWSER}"}}}}"#
+        );
+        let (lines, stderr, success) = explain(&["--key", seed], &input);
+        assert!(success, "{stderr}");
+        let live = activity::ratchet::DayKeys::seed(seed.as_bytes(), day).expect("a seed");
+        let expected = activity::token::visitor_token(&live.key_for(day).expect("a key"), day, ip);
+        assert_eq!(
+            lines[0]["hit"]["visitor"],
+            expected.to_string(),
+            "{back} days back"
+        );
+        assert!(lines[0].get("visitor_note").is_none());
+    }
 }

@@ -54,6 +54,10 @@ impl Drop for Postgres {
 
 fn can_run() -> bool {
     let set = std::env::var("TEST_DATABASE_URL").is_ok();
+    assert!(
+        set || !activity_postgres::testing::under_ci(),
+        "CI=true and TEST_DATABASE_URL is not set: the PostgreSQL fault tests must run"
+    );
     if !set {
         println!(
             "SKIPPED: needs the PostgreSQL binaries the test command installs (TEST_DATABASE_URL unset)"

@@ -117,7 +117,12 @@ fn public_dir() -> PathBuf {
 /// Starts the site on 127.0.0.1 with a port the OS picks, counting into a
 /// fresh SQLite file, with `extra` flags.
 pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
-    let data = tempfile::tempdir().expect("a temporary folder");
+    spawn_app_in(tempfile::tempdir().expect("a temporary folder"), extra).await
+}
+
+/// Starts the site as [`spawn_app_with`] does, on the data folder `data`
+/// (another app's, for a restart).
+pub async fn spawn_app_in(data: tempfile::TempDir, extra: &[&str]) -> TestApp {
     let public = public_dir();
     let mut argv = vec![
         "whocomes".to_owned(),
