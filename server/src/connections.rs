@@ -19,7 +19,6 @@
 //! flight finish through hyper-util's graceful shutdown.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use admin::server::ConnectionStats;
@@ -78,7 +77,7 @@ impl ConnectionArgs {
 }
 
 /// What a connection over the cap is told before it is closed.
-const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 36\r\nConnection: close\r\n\r\ntoo many connections; try again soon\n";
+const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 37\r\nConnection: close\r\n\r\ntoo many connections; try again soon\n";
 
 /// How long the busy answer may take to write before the connection is dropped.
 const BUSY_WRITE: Duration = Duration::from_secs(1);
@@ -102,7 +101,7 @@ pub async fn serve(
     let graceful = GracefulShutdown::new();
     let idle = Duration::from_secs(limits.idle_timeout);
     let request_timeout = limits.request_timeout();
-    let accept_errors = AtomicU64::new(0);
+    let mut accept_errors: u64 = 0;
     tokio::pin!(stop);
     loop {
         let (stream, peer) = tokio::select! {
@@ -111,9 +110,10 @@ pub async fn serve(
                 Ok(accepted) => accepted,
                 Err(error) => {
                     // Out of file descriptors, say: wait a moment, keep serving.
-                    if accept_errors.fetch_add(1, Ordering::Relaxed) % 1000 == 0 {
+                    if accept_errors.is_multiple_of(1000) {
                         tracing::warn!(%error, "cannot accept a connection");
                     }
+                    accept_errors += 1;
                     tokio::time::sleep(Duration::from_millis(20)).await;
                     continue;
                 }

@@ -324,7 +324,7 @@ async fn strangers_never_see_where_the_data_is() {
         "hiddendb",
         "activity.db",
         "whocomes:secret",
-        "refused",
+        "onnection refused",
     ];
     let overview = |cookie: Option<String>| {
         let app = &app;
