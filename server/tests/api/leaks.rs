@@ -229,6 +229,7 @@ async fn run(store: &str, settings: &[(&str, &str)]) {
     let data = tempfile::tempdir().expect("a folder");
     let mut needles = Needles::default();
     let mut sends = corpus(&mut needles);
+    let from_corpus = needles.addresses.len();
     sends.extend(generated(&mut needles, 1200));
     let mut all = vec![
         ("WHOCOMES_TRUSTED_PROXY", "127.0.0.1/32"),
@@ -272,9 +273,11 @@ async fn run(store: &str, settings: &[(&str, &str)]) {
 
     let addresses: Vec<String> = needles.addresses.iter().cloned().collect();
     let markers: Vec<String> = needles.markers.iter().cloned().collect();
+    // The generated traffic alone leaves 2,000 address forms and 3,600
+    // markers; the corpus (when it is beside the repository) adds its own.
     assert!(
-        addresses.len() > 2000 && markers.len() == 3600,
-        "{} addresses",
+        addresses.len() >= 2000 + from_corpus.min(1) && markers.len() == 3600,
+        "{} addresses ({from_corpus} from the corpus)",
         addresses.len()
     );
     let rows = dumped.iter().map(|(_, bytes)| bytes.len()).sum::<usize>();
@@ -297,14 +300,19 @@ async fn run(store: &str, settings: &[(&str, &str)]) {
             "{store}: markers in the {what}: {leaked:?}"
         );
     }
-    // The search reads what is kept: the networks are there.
-    let kept = found(&needles.networks, &dumped[0].1);
+    // The search reads what is kept: the networks are there (in the
+    // SQLite file or still in its WAL, or in the dump).
+    let mut kept = BTreeSet::new();
+    for (what, bytes) in &dumped {
+        if what != "server log" {
+            kept.extend(found(&needles.networks, bytes));
+        }
+    }
     assert!(
         kept.len() * 2 > needles.networks.len(),
-        "{store}: only {} of {} networks found in the {}",
+        "{store}: only {} of {} networks found in the store",
         kept.len(),
         needles.networks.len(),
-        dumped[0].0
     );
 }
 
