@@ -104,7 +104,7 @@ async fn a_store_down_at_start_is_picked_up_when_it_comes_up() {
     }
     let port = free_port();
     let url = format!("--store-url=postgres://postgres@127.0.0.1:{port}/postgres");
-    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", &url]).await;
+    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", ADMIN_PASSWORD, &url]).await;
     let store = app.store();
     let availability = store.availability().await;
     assert!(!availability.available);
@@ -147,7 +147,7 @@ async fn a_store_killed_mid_run_costs_writes_not_requests() {
     }
     let postgres = Postgres::start(None);
     let url = format!("--store-url={}", postgres.url);
-    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", &url]).await;
+    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", ADMIN_PASSWORD, &url]).await;
     assert_eq!(get(&app, "/", "203.0.113.7").await, 200);
     let written = wait_until(Duration::from_secs(10), async || {
         app.recorder_stats().written == 1
@@ -227,11 +227,40 @@ impl Load {
     }
 }
 
-/// What the Admin tab says of each store: (available, sentence, failures).
+/// The admin password of the apps here: why a store is down is told to a
+/// signed-in admin only.
+const ADMIN_PASSWORD: &str = "--admin-password=faults";
+
+/// A session cookie, signed in through the trusted proxy from a network of
+/// its own each time (the per-network limit is not what is tested here).
+async fn admin_cookie(app: &TestApp) -> String {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let answer = app
+        .client
+        .post(app.url("/api/admin/sign-in"))
+        .header("x-forwarded-for", format!("10.9.{}.{}", n / 250 % 250, n % 250))
+        .form(&[("password", "faults")])
+        .send()
+        .await
+        .expect("the server answers");
+    answer
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .expect("signed in")
+        .to_owned()
+}
+
+/// What the Admin tab says of each store to a signed-in admin:
+/// (available, sentence, failures).
 async fn tab_stores(app: &TestApp) -> Vec<(bool, String, u64)> {
+    let cookie = admin_cookie(app).await;
     let answer = app
         .client
         .post(app.url("/api/admin/overview"))
+        .header("cookie", cookie)
         .form(&[("days", "7")])
         .send()
         .await
@@ -307,7 +336,7 @@ async fn postgres_stopped_for_30_s_under_load_gets_every_hit_when_it_returns() {
     }
     let postgres = Postgres::start(None);
     let url = format!("--store-url={}", postgres.url);
-    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", &url]).await;
+    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", ADMIN_PASSWORD, &url]).await;
     let load = Load::start(&app);
     assert!(
         wait_until(Duration::from_secs(10), async || app
@@ -398,7 +427,7 @@ async fn a_read_only_sqlite_file_costs_writes_not_requests() {
     drop(made);
     mounted.read_only(true);
     let url = format!("--store-url=sqlite://{}", path.display());
-    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", &url]).await;
+    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", ADMIN_PASSWORD, &url]).await;
     let load = Load::start(&app);
     assert!(
         tab_says_available(&app, false).await,
@@ -427,7 +456,7 @@ async fn a_full_disk_costs_writes_not_requests() {
         "--store-url=sqlite://{}/activity.db",
         mounted.0.path().display()
     );
-    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", &url]).await;
+    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", ADMIN_PASSWORD, &url]).await;
     let load = Load::start(&app);
     assert!(
         wait_until(Duration::from_secs(10), async || app
