@@ -125,6 +125,10 @@ pub async fn serve(
             continue;
         };
         stats.opened();
+        // Answers go out as soon as they are written, not after Nagle's wait.
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "cannot set TCP_NODELAY");
+        }
         let mut io = TimeoutStream::new(stream);
         io.set_read_timeout(Some(idle));
         io.set_write_timeout(Some(idle));

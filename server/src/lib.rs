@@ -4,12 +4,17 @@
 //! - [`counting`] — the counting flags, turned into an `activity::Counter`;
 //! - [`explain`] — `whocomes explain`: why each request counts as it does;
 //! - [`export`] — `whocomes export`: what a store holds, as JSON or CSV;
-//! - [`key`] — the site's secret key: given, read, or made once;
+//! - [`key`] — the site's secret key: given, read, or made once (kept as hex);
+//! - [`day_keys`] — the live day keys kept in the data folder, turned daily;
+//! - [`import_keys`] — the keys imports count each day with, kept while the
+//!   day's visitor rows live;
 //! - [`storage`] — the store flags, and opening the store they name;
 //! - [`reconnect`] — a stand-in for a store that is not there yet;
 //! - [`startup`] — [`Application::build`] binds the listener and assembles
 //!   the router; tests start the real app through it on port 0;
 //! - [`routes`] — which path goes to the Leptos app, the JSON API or a file;
+//! - [`connections`] — accepting connections: the cap, the timeouts, the stop;
+//! - [`headers`] — the security headers on every answer;
 //! - [`shutdown`] — stopping on SIGTERM / Ctrl-C;
 //! - [`telemetry`] — logging.
 #![forbid(unsafe_code)]

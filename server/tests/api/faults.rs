@@ -104,7 +104,13 @@ async fn a_store_down_at_start_is_picked_up_when_it_comes_up() {
     }
     let port = free_port();
     let url = format!("--store-url=postgres://postgres@127.0.0.1:{port}/postgres");
-    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", ADMIN_PASSWORD, &url]).await;
+    let mut app = spawn_app_with(&[
+        "--own-address=none",
+        "--trusted-proxy=127.0.0.1",
+        ADMIN_PASSWORD,
+        &url,
+    ])
+    .await;
     let store = app.store();
     let availability = store.availability().await;
     assert!(!availability.available);
@@ -147,7 +153,13 @@ async fn a_store_killed_mid_run_costs_writes_not_requests() {
     }
     let postgres = Postgres::start(None);
     let url = format!("--store-url={}", postgres.url);
-    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", ADMIN_PASSWORD, &url]).await;
+    let mut app = spawn_app_with(&[
+        "--own-address=none",
+        "--trusted-proxy=127.0.0.1",
+        ADMIN_PASSWORD,
+        &url,
+    ])
+    .await;
     assert_eq!(get(&app, "/", "203.0.113.7").await, 200);
     let written = wait_until(Duration::from_secs(10), async || {
         app.recorder_stats().written == 1
@@ -239,7 +251,10 @@ async fn admin_cookie(app: &TestApp) -> String {
     let answer = app
         .client
         .post(app.url("/api/admin/sign-in"))
-        .header("x-forwarded-for", format!("10.9.{}.{}", n / 250 % 250, n % 250))
+        .header(
+            "x-forwarded-for",
+            format!("10.9.{}.{}", n / 250 % 250, n % 250),
+        )
         .form(&[("password", "faults")])
         .send()
         .await
@@ -336,7 +351,13 @@ async fn postgres_stopped_for_30_s_under_load_gets_every_hit_when_it_returns() {
     }
     let postgres = Postgres::start(None);
     let url = format!("--store-url={}", postgres.url);
-    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", ADMIN_PASSWORD, &url]).await;
+    let mut app = spawn_app_with(&[
+        "--own-address=none",
+        "--trusted-proxy=127.0.0.1",
+        ADMIN_PASSWORD,
+        &url,
+    ])
+    .await;
     let load = Load::start(&app);
     assert!(
         wait_until(Duration::from_secs(10), async || app
@@ -427,7 +448,13 @@ async fn a_read_only_sqlite_file_costs_writes_not_requests() {
     drop(made);
     mounted.read_only(true);
     let url = format!("--store-url=sqlite://{}", path.display());
-    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", ADMIN_PASSWORD, &url]).await;
+    let mut app = spawn_app_with(&[
+        "--own-address=none",
+        "--trusted-proxy=127.0.0.1",
+        ADMIN_PASSWORD,
+        &url,
+    ])
+    .await;
     let load = Load::start(&app);
     assert!(
         tab_says_available(&app, false).await,
@@ -456,7 +483,13 @@ async fn a_full_disk_costs_writes_not_requests() {
         "--store-url=sqlite://{}/activity.db",
         mounted.0.path().display()
     );
-    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1", ADMIN_PASSWORD, &url]).await;
+    let mut app = spawn_app_with(&[
+        "--own-address=none",
+        "--trusted-proxy=127.0.0.1",
+        ADMIN_PASSWORD,
+        &url,
+    ])
+    .await;
     let load = Load::start(&app);
     assert!(
         wait_until(Duration::from_secs(10), async || app
