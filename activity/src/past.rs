@@ -12,6 +12,7 @@
 //!   (the server's `import-day-keys` file, behind the [`PastKeys`] trait:
 //!   this crate does no I/O).
 
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use chrono::NaiveDate;
@@ -29,10 +30,20 @@ pub trait PastKeys: Send + Sync + std::fmt::Debug {
 /// the keys a live site seeded with the same seed used.
 pub struct FromSeed {
     seed: Vec<u8>,
-    /// The keys last made, to ratchet forward from instead of from the
-    /// epoch again (a log is read oldest day first).
-    latest: Mutex<Option<DayKeys>>,
+    made: Mutex<Made>,
 }
+
+/// The keys made so far: the latest day's state, to ratchet forward from
+/// instead of from the epoch again (a log is read oldest day first), and
+/// the keys of the days already met (lines near midnight go back and forth).
+#[derive(Default)]
+struct Made {
+    latest: Option<DayKeys>,
+    keys: BTreeMap<NaiveDate, VisitorKey>,
+}
+
+/// How many days' keys [`FromSeed`] keeps at hand.
+const DAYS_AT_HAND: usize = 400;
 
 impl std::fmt::Debug for FromSeed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -48,19 +59,22 @@ impl FromSeed {
         }
         Ok(Self {
             seed: seed.to_vec(),
-            latest: Mutex::new(None),
+            made: Mutex::new(Made::default()),
         })
     }
 }
 
 impl PastKeys for FromSeed {
     fn key(&self, day: NaiveDate) -> VisitorKey {
-        let mut latest = self
-            .latest
+        let mut made = self
+            .made
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut keys = match latest.take() {
-            Some(keys) if keys.day() <= day => keys,
+        if let Some(key) = made.keys.get(&day) {
+            return key.clone();
+        }
+        let mut keys = match &made.latest {
+            Some(keys) if keys.day() <= day => keys.clone(),
             _ => match DayKeys::seed(&self.seed, day) {
                 Ok(keys) => keys,
                 Err(_) => unreachable!("the seed was checked not to be empty"),
@@ -71,7 +85,13 @@ impl PastKeys for FromSeed {
             Some(key) => key,
             None => unreachable!("day keys always make their own day's key"),
         };
-        *latest = Some(keys);
+        if made.keys.len() >= DAYS_AT_HAND {
+            made.keys.clear();
+        }
+        made.keys.insert(day, key.clone());
+        if made.latest.as_ref().is_none_or(|latest| latest.day() < day) {
+            made.latest = Some(keys);
+        }
         key
     }
 }

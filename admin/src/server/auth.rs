@@ -268,14 +268,14 @@ impl Attempts {
 #[derive(Debug)]
 pub struct Checker {
     admitted: AtomicUsize,
-    turn: tokio::sync::Semaphore,
+    turn: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
 impl Default for Checker {
     fn default() -> Self {
         Self {
             admitted: AtomicUsize::new(0),
-            turn: tokio::sync::Semaphore::new(1),
+            turn: std::sync::Arc::new(tokio::sync::Semaphore::new(1)),
         }
     }
 }
@@ -306,16 +306,21 @@ impl Checker {
         password: &Password,
         attempt: &str,
     ) -> Option<bool> {
-        let turn = tokio::time::timeout(MAX_WAIT, self.turn.acquire())
+        let turn = tokio::time::timeout(MAX_WAIT, self.turn.clone().acquire_owned())
             .await
             .ok()?
             .ok()?;
         let password = password.clone();
         let attempt = attempt.to_owned();
-        let matched = tokio::task::spawn_blocking(move || password.matches(&attempt))
-            .await
-            .unwrap_or(false);
-        drop(turn);
+        // The turn goes with the check: if the client goes away meanwhile,
+        // the next check still waits until this one has finished.
+        let matched = tokio::task::spawn_blocking(move || {
+            let matched = password.matches(&attempt);
+            drop(turn);
+            matched
+        })
+        .await
+        .unwrap_or(false);
         Some(matched)
     }
 }
