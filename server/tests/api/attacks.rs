@@ -452,3 +452,57 @@ async fn a_proxy_not_named_as_trusted_is_said_on_the_tab() {
     assert!(page.contains("data-proxy-trap=\"3\""), "the tab warns");
     assert!(page.contains("--trusted-proxy"), "and names the flag");
 }
+
+/// The same attacks on the real binary, set up by environment variables:
+/// stalled connections beyond a small cap are refused or closed, the site
+/// serves on, an untrusted proxy is warned of once in the log, and SIGTERM
+/// stops it cleanly with stalled connections still open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_binary_closes_stalled_connections_and_warns_of_the_proxy_once() {
+    let data = tempfile::tempdir().expect("a folder");
+    let (mut child, url, log) = crate::signals::start_binary_logged(
+        data.path(),
+        &[
+            ("WHOCOMES_MAX_CONNECTIONS", "40"),
+            ("WHOCOMES_HEADER_TIMEOUT", "2"),
+            ("WHOCOMES_REQUEST_TIMEOUT", "3"),
+        ],
+    );
+    let addr: std::net::SocketAddr = url
+        .trim_start_matches("http://")
+        .parse()
+        .expect("an address");
+    let mut stalled = Vec::new();
+    for _ in 0..50 {
+        let mut stream = TcpStream::connect(addr).await.expect("connects");
+        stream.write_all(b"GET /abo").await.expect("writes");
+        stalled.push(stream);
+    }
+    for (index, stream) in stalled.iter_mut().enumerate() {
+        assert!(
+            closed_within(stream, Duration::from_secs(8)).await,
+            "stalled connection {index} is closed or refused"
+        );
+    }
+    let client = reqwest::Client::new();
+    for _ in 0..3 {
+        let answer = client
+            .get(format!("{url}/about"))
+            .header("x-forwarded-for", "198.51.100.23")
+            .send()
+            .await
+            .expect("answers");
+        assert_eq!(answer.status(), StatusCode::OK);
+    }
+    let mut held = TcpStream::connect(addr).await.expect("connects");
+    held.write_all(b"GET /abo").await.expect("writes");
+    crate::signals::sigterm_and_wait(&mut child);
+    let log = log.lock().expect("the log").clone();
+    assert_eq!(
+        log.matches("no proxy is trusted").count(),
+        1,
+        "warned once:\n{log}"
+    );
+    assert!(log.contains("--trusted-proxy 127.0.0.1"), "with the flag");
+    assert!(!log.contains("198.51.100.23"), "no address in the log");
+}
