@@ -19,10 +19,12 @@
 //! - [`path`] — the path a hit keeps;
 //! - [`source`] — referrers, tags and their groups;
 //! - [`rules`] — every list, with its defaults; [`bots`] — the bot words;
+//!   [`bot_class`] — which kind of bot;
 //! - [`rows`] — the rows a store keeps; [`report`] — what the dashboard draws.
 #![forbid(unsafe_code)]
 
 pub mod address;
+pub mod bot_class;
 pub mod bots;
 pub mod classify;
 pub mod contract;

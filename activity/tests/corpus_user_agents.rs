@@ -85,3 +85,74 @@ fn no_real_browser_is_a_bot() {
     assert_eq!(total, 743, "the three browser files hold 743 agents");
     assert!(wrong.is_empty(), "{} browsers flagged as bots", wrong.len());
 }
+
+/// Every flagged crawler instance gets a class (most of this list's old
+/// and obscure crawlers name no purpose: `other`); how they spread is
+/// printed, and the crawlers everyone knows land in their class.
+#[test]
+fn flagged_crawlers_are_classed() {
+    use activity::bot_class::{BotClass, BotClasses};
+    use activity::classify::KindReason;
+    let Some(dir) = corpus_dir() else { return };
+    let bots = patterns();
+    let classes = BotClasses::new_default().expect("the classes compile");
+    let mut spread: std::collections::BTreeMap<BotClass, usize> = std::collections::BTreeMap::new();
+    let mut classed = Vec::new();
+    for agent in crawler_instances(&dir) {
+        if bots.find(&agent).is_none() {
+            continue;
+        }
+        let reason = KindReason::BotWord(String::new());
+        let (class, _) = classes
+            .class_of(&reason, Some(&agent))
+            .expect("a bot has a class");
+        *spread.entry(class).or_default() += 1;
+        classed.push((agent, class));
+    }
+    println!(
+        "bot classes of {} flagged crawler instances:",
+        classed.len()
+    );
+    for (class, count) in &spread {
+        println!("  {:>5}  {}", count, class.as_str());
+    }
+    assert!(
+        spread.len() >= 9,
+        "the crawlers spread over the classes: {spread:?}"
+    );
+    for (name, expected) in [
+        ("googlebot", BotClass::SearchEngine),
+        ("bingbot", BotClass::SearchEngine),
+        ("yandexbot", BotClass::SearchEngine),
+        ("gptbot", BotClass::AiCrawler),
+        ("ccbot", BotClass::AiCrawler),
+        ("claudebot", BotClass::AiCrawler),
+        ("chatgpt-user", BotClass::AiAssistant),
+        ("ahrefsbot", BotClass::SeoTool),
+        ("semrushbot", BotClass::SeoTool),
+        ("facebookexternalhit", BotClass::LinkPreview),
+        ("twitterbot", BotClass::LinkPreview),
+        ("feedly", BotClass::FeedReader),
+        ("uptimerobot", BotClass::Monitor),
+        ("curl/", BotClass::Script),
+        ("python-requests", BotClass::Script),
+    ] {
+        let named: Vec<&(String, BotClass)> = classed
+            .iter()
+            .filter(|(agent, _)| agent.to_ascii_lowercase().contains(name))
+            .collect();
+        assert!(!named.is_empty(), "the corpus names {name}");
+        // An agent may name another bot as well (a feed gateway that says
+        // "Googlebot"): the class of most of them is the one expected.
+        let right = named.iter().filter(|(_, class)| *class == expected).count();
+        for (agent, class) in named.iter().filter(|(_, class)| *class != expected) {
+            println!("  {name} as {}: {agent}", class.as_str());
+        }
+        assert!(
+            right * 10 >= named.len() * 9,
+            "{name}: {right} of {} as {}",
+            named.len(),
+            expected.as_str()
+        );
+    }
+}

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 
 use activity::address::parse_address;
+use activity::bot_class::{BotClass, BotClasses};
 use activity::{Counted, Counter, Hit, Kind, RequestView};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -53,6 +54,11 @@ struct Explained<'a> {
     kind: Option<Kind>,
     page_load: bool,
     hit: Option<serde_json::Value>,
+    /// A bot's class, and what decided it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bot_class: Option<BotClass>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bot_class_why: Option<String>,
     /// Why the hit's `visitor` is null, when no key was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     visitor_note: Option<&'a str>,
@@ -89,13 +95,14 @@ pub fn explain(
     no_token: Option<&str>,
 ) -> std::io::Result<Summary> {
     let mut summary = Summary::default();
+    let classes = BotClasses::new_default().map_err(std::io::Error::other)?;
     for (index, line) in input.split(b'\n').enumerate() {
         let number = index + 1;
         let line = line?;
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let written = match explain_line(&line, number, counter, now, no_token) {
+        let written = match explain_line(&line, number, (counter, &classes), now, no_token) {
             Ok(json) => {
                 summary.explained += 1;
                 json
@@ -117,7 +124,7 @@ pub fn explain(
 fn explain_line(
     line: &[u8],
     number: usize,
-    counter: &Counter,
+    (counter, classes): (&Counter, &BotClasses),
     now: DateTime<Utc>,
     no_token: Option<&str>,
 ) -> Result<String, String> {
@@ -154,6 +161,12 @@ fn explain_line(
         Counted::Page => Some("page"),
         Counted::Api => Some("api"),
     };
+    let class = decision
+        .reason
+        .as_ref()
+        .and_then(|reason| classes.class_of(reason, request.user_agent));
+    let (bot_class, bot_class_why) =
+        class.map_or((None, None), |(class, why)| (Some(class), Some(why)));
     let explained = Explained {
         line: number,
         counted: counted_as.is_some(),
@@ -163,6 +176,8 @@ fn explain_line(
         page_load: decision.page_load,
         hit: decision.hit.as_ref().map(|hit| shown(hit, no_token)),
         visitor_note: decision.hit.as_ref().and(no_token),
+        bot_class,
+        bot_class_why,
     };
     serde_json::to_string(&explained).map_err(|error| format!("cannot write the decision: {error}"))
 }

@@ -68,6 +68,15 @@ fn explains_tokens_kinds_and_sources_with_the_given_key() {
     assert_eq!(probe["reason"], "bot: probe path /wp-login.php");
     assert_eq!(probe["hit"]["network"], "203.0.113.x");
     assert_eq!(probe["hit"]["source"], serde_json::Value::Null);
+    // A browser's agent asking for a probe path: a scanner, and why.
+    assert_eq!(probe["bot_class"], "scanner");
+    assert!(
+        probe["bot_class_why"]
+            .as_str()
+            .expect("a reason")
+            .contains("/wp-login.php")
+    );
+    assert!(page.get("bot_class").is_none(), "a person has no bot class");
 
     assert_eq!(lines[2]["reason"], "not counted: CORS preflight (OPTIONS)");
     assert_eq!(lines[3]["line"], 4);
@@ -99,6 +108,11 @@ fn trusted_proxies_and_store_names_are_applied() {
     let hit = &lines[0]["hit"];
     assert_eq!(hit["visitor"], "427b10c93306f017ebfd47ee393e3944");
     assert_eq!(hit["store"], "eu-1");
+
+    let crawler = r#"{"peer":"203.0.113.7","target":"/","headers":{"user-agent":"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"}}"#;
+    let (lines, _, _) = explain(&["--key", "k"], crawler);
+    assert_eq!(lines[0]["bot_class"], "ai-crawler");
+    assert_eq!(lines[0]["bot_class_why"], "its agent says \"gptbot\"");
 }
 
 #[test]
