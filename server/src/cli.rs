@@ -184,6 +184,24 @@ mod tests {
         assert_eq!(args.site_root, PathBuf::from("target/site"));
     }
 
+    /// A stalled connection is closed within 30 s by default, and no limit
+    /// can be set to zero (which would refuse or cut off everyone).
+    #[test]
+    fn connection_limits_have_safe_defaults_and_refuse_zero() {
+        let limits = serve_args(&["whocomes"]).connections;
+        assert_eq!(limits.max_connections, 1024);
+        assert!(limits.header_timeout <= 30 && limits.request_timeout <= 30);
+        assert!(limits.idle_timeout >= limits.request_timeout);
+        for flag in [
+            "--max-connections=0",
+            "--header-timeout=0",
+            "--request-timeout=0",
+            "--idle-timeout=0",
+        ] {
+            assert!(Cli::try_parse_from(["whocomes", flag]).is_err(), "{flag}");
+        }
+    }
+
     #[test]
     fn a_bad_address_is_a_clear_error() {
         let error = Cli::try_parse_from(["whocomes", "--addr", "localhost"])
@@ -222,6 +240,10 @@ mod tests {
             "WHOCOMES_HOUR_DAYS",
             "WHOCOMES_DEMO",
             "WHOCOMES_DEMO_SEED",
+            "WHOCOMES_MAX_CONNECTIONS",
+            "WHOCOMES_HEADER_TIMEOUT",
+            "WHOCOMES_REQUEST_TIMEOUT",
+            "WHOCOMES_IDLE_TIMEOUT",
         ] {
             assert!(help.contains(variable), "{variable} missing from:\n{help}");
         }
