@@ -88,7 +88,7 @@ impl ImportDayKeys {
         let text: String = keys
             .iter()
             .filter(|(day, _)| **day >= self.oldest_kept)
-            .map(|(day, (material, _))| format!("{day} {}\n", hex(material)))
+            .map(|(day, (material, _))| format!("{day} {}\n", hex::encode(material)))
             .collect();
         crate::private_file::replace(&self.path, text.as_bytes())
             .with_context(|| format!("cannot write the import keys {}", self.path.display()))
@@ -136,19 +136,9 @@ fn key_of(material: &Material) -> VisitorKey {
 fn parse_line(line: &str) -> Option<(NaiveDate, Material)> {
     let (day, text) = line.split_once(' ')?;
     let day = day.parse().ok()?;
-    let text = text.trim();
-    if text.len() != 64 {
-        return None;
-    }
     let mut material = [0u8; 32];
-    for (at, byte) in material.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(text.get(2 * at..2 * at + 2)?, 16).ok()?;
-    }
+    hex::decode_to_slice(text.trim(), &mut material).ok()?;
     Some((day, material))
-}
-
-fn hex(bytes: &Material) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

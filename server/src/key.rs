@@ -47,7 +47,9 @@ pub fn read_generated_key(path: &Path) -> anyhow::Result<Vec<u8>> {
     let bytes = std::fs::read(path)
         .with_context(|| format!("cannot read the key file {}", path.display()))?;
     let text = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
-    if let Some(key) = unhex(text) {
+    if text.len() == 2 * GENERATED_BYTES
+        && let Ok(key) = hex::decode(text)
+    {
         return Ok(key);
     }
     if bytes.len() == GENERATED_BYTES {
@@ -58,19 +60,6 @@ pub fn read_generated_key(path: &Path) -> anyhow::Result<Vec<u8>> {
 
 /// How many random bytes a generated key has.
 const GENERATED_BYTES: usize = 32;
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(text: &[u8]) -> Option<Vec<u8>> {
-    if text.len() != 2 * GENERATED_BYTES {
-        return None;
-    }
-    text.chunks(2)
-        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
-        .collect()
-}
 
 fn read_key(path: &Path) -> anyhow::Result<VisitorKey> {
     let mut bytes = std::fs::read(path)
@@ -105,7 +94,7 @@ fn create_key_with(path: &Path, bytes: &[u8]) -> anyhow::Result<VisitorKey> {
     let mut file = options
         .open(path)
         .with_context(|| format!("cannot create the key file {}", path.display()))?;
-    file.write_all(format!("{}\n", hex(bytes)).as_bytes())
+    file.write_all(format!("{}\n", hex::encode(bytes)).as_bytes())
         .with_context(|| format!("cannot write the key file {}", path.display()))?;
     file.sync_all().ok();
     tracing::info!(path = %path.display(), "generated a new site key (32 random bytes, kept as hex)");

@@ -43,14 +43,19 @@ fn good(n: u32) -> String {
     )
 }
 
-async fn stored_requests(data: &Path) -> u64 {
-    let store = activity_sqlite::SqliteStore::open(
+/// The SQLite store an import into `data` wrote.
+async fn open_store(data: &Path) -> activity_sqlite::SqliteStore {
+    activity_sqlite::SqliteStore::open(
         data.join("activity.db").to_str().expect("UTF-8"),
         StoreName::parse("sqlite").expect("a name"),
         Retention::default(),
     )
     .await
-    .expect("opens");
+    .expect("opens")
+}
+
+async fn stored_requests(data: &Path) -> u64 {
+    let store = open_store(data).await;
     let hours = store
         .hours_since(chrono::DateTime::UNIX_EPOCH)
         .await
@@ -299,13 +304,7 @@ async fn a_history_split_across_runs_counts_each_visitor_day_once() {
                 log.display()
             );
         }
-        let store = activity_sqlite::SqliteStore::open(
-            data.path().join("activity.db").to_str().expect("UTF-8"),
-            StoreName::parse("sqlite").expect("a name"),
-            Retention::default(),
-        )
-        .await
-        .expect("opens");
+        let store = open_store(data.path()).await;
         let rows = store.visitors_since(days[0]).await.expect("reads");
         store.close().await;
         for day in &days {

@@ -104,13 +104,7 @@ async fn a_store_down_at_start_is_picked_up_when_it_comes_up() {
     }
     let port = free_port();
     let url = format!("--store-url=postgres://postgres@127.0.0.1:{port}/postgres");
-    let mut app = spawn_app_with(&[
-        "--own-address=none",
-        "--trusted-proxy=127.0.0.1",
-        ADMIN_PASSWORD,
-        &url,
-    ])
-    .await;
+    let mut app = spawn_on(&url).await;
     let store = app.store();
     let availability = store.availability().await;
     assert!(!availability.available);
@@ -153,13 +147,7 @@ async fn a_store_killed_mid_run_costs_writes_not_requests() {
     }
     let postgres = Postgres::start(None);
     let url = format!("--store-url={}", postgres.url);
-    let mut app = spawn_app_with(&[
-        "--own-address=none",
-        "--trusted-proxy=127.0.0.1",
-        ADMIN_PASSWORD,
-        &url,
-    ])
-    .await;
+    let mut app = spawn_on(&url).await;
     assert_eq!(get(&app, "/", "203.0.113.7").await, 200);
     let written = wait_until(Duration::from_secs(10), async || {
         app.recorder_stats().written == 1
@@ -242,6 +230,19 @@ impl Load {
 /// The admin password of the apps here: why a store is down is told to a
 /// signed-in admin only.
 const ADMIN_PASSWORD: &str = "--admin-password=faults";
+
+/// The site counting into the store `url` names (`--store-url=…`): every
+/// client a person behind the trusted proxy on loopback, and an admin
+/// password for reading why a store is down.
+async fn spawn_on(url: &str) -> TestApp {
+    spawn_app_with(&[
+        "--own-address=none",
+        "--trusted-proxy=127.0.0.1",
+        ADMIN_PASSWORD,
+        url,
+    ])
+    .await
+}
 
 /// A session cookie, signed in through the trusted proxy from a network of
 /// its own each time (the per-network limit is not what is tested here).
@@ -351,13 +352,7 @@ async fn postgres_stopped_for_30_s_under_load_gets_every_hit_when_it_returns() {
     }
     let postgres = Postgres::start(None);
     let url = format!("--store-url={}", postgres.url);
-    let mut app = spawn_app_with(&[
-        "--own-address=none",
-        "--trusted-proxy=127.0.0.1",
-        ADMIN_PASSWORD,
-        &url,
-    ])
-    .await;
+    let mut app = spawn_on(&url).await;
     let load = Load::start(&app);
     assert!(
         wait_until(Duration::from_secs(10), async || app
@@ -448,13 +443,7 @@ async fn a_read_only_sqlite_file_costs_writes_not_requests() {
     drop(made);
     mounted.read_only(true);
     let url = format!("--store-url=sqlite://{}", path.display());
-    let mut app = spawn_app_with(&[
-        "--own-address=none",
-        "--trusted-proxy=127.0.0.1",
-        ADMIN_PASSWORD,
-        &url,
-    ])
-    .await;
+    let mut app = spawn_on(&url).await;
     let load = Load::start(&app);
     assert!(
         tab_says_available(&app, false).await,
@@ -483,13 +472,7 @@ async fn a_full_disk_costs_writes_not_requests() {
         "--store-url=sqlite://{}/activity.db",
         mounted.0.path().display()
     );
-    let mut app = spawn_app_with(&[
-        "--own-address=none",
-        "--trusted-proxy=127.0.0.1",
-        ADMIN_PASSWORD,
-        &url,
-    ])
-    .await;
+    let mut app = spawn_on(&url).await;
     let load = Load::start(&app);
     assert!(
         wait_until(Duration::from_secs(10), async || app
