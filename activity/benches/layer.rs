@@ -85,6 +85,19 @@ impl ActivityStore for Discard {
     ) -> Result<Vec<(chrono::NaiveDate, activity::report::KindCounts)>, StoreError> {
         Ok(Vec::new())
     }
+    async fn bot_days_since(
+        &self,
+        _since: chrono::NaiveDate,
+    ) -> Result<
+        Vec<(
+            chrono::NaiveDate,
+            activity::bot_class::BotClass,
+            activity::report::BotCount,
+        )>,
+        StoreError,
+    > {
+        Ok(Vec::new())
+    }
     fn cost(&self) -> Cost {
         Cost::default()
     }

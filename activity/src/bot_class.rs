@@ -84,8 +84,56 @@ impl BotClass {
         }
     }
 
-    fn parse(text: &str) -> Option<Self> {
+    /// The class named `text` (its identifier).
+    pub fn parse(text: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|class| class.as_str() == text)
+    }
+
+    /// The class's bit in a [`ClassSet`].
+    pub fn bit(self) -> u16 {
+        1 << (self as u16)
+    }
+}
+
+impl std::fmt::Display for BotClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The bot classes a visitor-day's requests showed, as bits (kept as one
+/// small integer on its row).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct ClassSet(pub u16);
+
+impl ClassSet {
+    /// Adds a class.
+    pub fn insert(&mut self, class: BotClass) {
+        self.0 |= class.bit();
+    }
+
+    /// Whether `class` is in the set.
+    pub fn contains(self, class: BotClass) -> bool {
+        self.0 & class.bit() != 0
+    }
+
+    /// The classes in the set, in [`BotClass::ALL`]'s order.
+    pub fn iter(self) -> impl Iterator<Item = BotClass> {
+        BotClass::ALL.into_iter().filter(move |c| self.contains(*c))
+    }
+
+    /// Whether it holds no class.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl std::ops::BitOrAssign for ClassSet {
+    fn bitor_assign(&mut self, other: Self) {
+        self.0 |= other.0;
     }
 }
 

@@ -31,6 +31,11 @@ pub struct RequestView<'a> {
     pub x_forwarded_for: Vec<&'a str>,
     /// `Forwarded` values, in the order received.
     pub forwarded: Vec<&'a str>,
+    /// The request line's protocol (`HTTP/1.1`), as the peer sent it.
+    pub protocol: Option<&'a str>,
+    /// `Sec-Purpose` (or the older `Purpose`): `prefetch` and `prerender`
+    /// are a browser fetching ahead, not a visit.
+    pub sec_purpose: Option<&'a str>,
 }
 
 /// Whether a request is counted, and as what.
@@ -61,6 +66,10 @@ pub enum Skip {
     Asset(String),
     /// A navigation report whose `to` is not a path of this site.
     BadNavigationReport,
+    /// A link prefetch or prerender (`Sec-Purpose: prefetch`): the browser
+    /// fetching ahead, not a visit. If the reader does open the page, the
+    /// hydrated app reports it (SPEC §4).
+    Prefetch,
 }
 
 impl std::fmt::Display for Skip {
@@ -74,6 +83,7 @@ impl std::fmt::Display for Skip {
             Self::BadNavigationReport => {
                 f.write_str("navigation report without a path of this site")
             }
+            Self::Prefetch => f.write_str("prefetch or prerender (not a visit)"),
         }
     }
 }
@@ -198,6 +208,24 @@ pub fn counted(method: &str, path: &str, rules: &Rules) -> Counted {
     } else {
         Counted::Page
     }
+}
+
+/// Whether a request is a browser fetching ahead (`Sec-Purpose: prefetch`,
+/// `prefetch;prerender`, or the older `Purpose: prefetch`).
+pub fn is_prefetch(request: &RequestView<'_>) -> bool {
+    request.sec_purpose.is_some_and(|purpose| {
+        let purpose = purpose.trim_start().as_bytes();
+        purpose
+            .get(..8)
+            .is_some_and(|start| start.eq_ignore_ascii_case(b"prefetch"))
+    })
+}
+
+/// Whether a request for a file a page is made of shows a browser at work
+/// (a GET or HEAD of an asset or of the build output).
+pub fn shows_files(method: &str, counted: &Counted) -> bool {
+    (method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD"))
+        && matches!(counted, Counted::Not(Skip::Asset(_) | Skip::BuildOutput))
 }
 
 /// Whether a counted request is a page load: a top-level document request
@@ -357,6 +385,25 @@ mod tests {
             ..RequestView::default()
         };
         assert!(!is_page_load(&Counted::Api, &api));
+    }
+
+    #[test]
+    fn prefetches_and_files_are_told_apart() {
+        let with = |purpose| RequestView {
+            method: "GET",
+            sec_purpose: purpose,
+            ..RequestView::default()
+        };
+        assert!(is_prefetch(&with(Some("prefetch"))));
+        assert!(is_prefetch(&with(Some("prefetch;prerender"))));
+        assert!(is_prefetch(&with(Some("Prefetch"))));
+        assert!(!is_prefetch(&with(Some("pre"))));
+        assert!(!is_prefetch(&with(None)));
+        assert!(shows_files("GET", &count("GET", "/pkg/whocomes.css")));
+        assert!(shows_files("HEAD", &count("GET", "/favicon.ico")));
+        assert!(!shows_files("POST", &count("GET", "/pkg/whocomes.css")));
+        assert!(!shows_files("GET", &count("GET", "/robots.txt")));
+        assert!(!shows_files("GET", &count("GET", "/about")));
     }
 
     #[test]

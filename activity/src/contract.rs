@@ -5,9 +5,11 @@
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 
 use crate::address::Network;
+use crate::bot_class::BotClass;
 use crate::classify::Kind;
+use crate::evidence::{Evidence, FilesMark, Shape};
 use crate::hit::{Hit, StoreName};
-use crate::rows::{Batch, HourRow, VisitorDay};
+use crate::rows::{Batch, HourRow, Seen, VisitorDay};
 use crate::source::Source;
 use crate::store::ActivityStore;
 use crate::token::VisitorToken;
@@ -39,6 +41,14 @@ fn hit(
             Ok(source) => source,
             Err(error) => panic!("a test source: {error}"),
         }),
+        shape: Shape::PageLoad,
+        // People here fetched the page's files, except visitors 4 and 5.
+        evidence: if kind == Kind::Person && visitor < 4 {
+            Evidence::FILES
+        } else {
+            Evidence::NONE
+        },
+        bot_class: (kind == Kind::Bot).then_some(BotClass::Scanner),
     }
 }
 
@@ -93,7 +103,29 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
             Some("tag:resume"),
         ),
         hit(&name, noon(today, 31), 2, "/.env", Kind::Bot, None),
+        // A browser's agent that never fetches a file: disguised.
+        hit(&name, noon(today, 32), 4, "/", Kind::Person, None),
+        // A reader whose stylesheet arrives after its page was written.
+        hit(&name, noon(today, 33), 5, "/about", Kind::Person, None),
     ];
+    let mark = FilesMark {
+        store: name.clone(),
+        day: today,
+        visitor: token(5),
+    };
+    let marks = Batch::fold_all(&[
+        Seen::Files(mark.clone()),
+        // A mark for a visitor-day the store has no row of marks nothing.
+        Seen::Files(FilesMark {
+            visitor: token(9),
+            ..mark.clone()
+        }),
+    ]);
+    assert_eq!(
+        marks.marks.len(),
+        2,
+        "marks without rows wait for the store"
+    );
     store
         .record(&Batch::fold(&first))
         .await
@@ -103,12 +135,23 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         .await
         .unwrap_or_else(|e| panic!("records again: {e}"));
     store
+        .record(&marks)
+        .await
+        .unwrap_or_else(|e| panic!("records marks: {e}"));
+    store
         .record(&Batch::default())
         .await
         .unwrap_or_else(|e| panic!("records nothing: {e}"));
 
-    let all: Vec<Hit> = first.iter().chain(&second).cloned().collect();
-    let expected = Batch::fold(&all);
+    let mut all: Vec<Seen> = first
+        .iter()
+        .chain(&second)
+        .cloned()
+        .map(Seen::Hit)
+        .collect();
+    all.push(Seen::Files(mark));
+    let expected = Batch::fold_all(&all);
+    assert!(expected.marks.is_empty(), "the mark found its row");
 
     let since = noon(old_day, 0) - Duration::days(1);
     let hours = store
@@ -174,7 +217,23 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         visitors.iter().all(|row| row.day > old_day),
         "old visitor rows are deleted"
     );
-    assert_eq!(visitors.len(), 2);
+    assert_eq!(visitors.len(), 4);
+    let evidence = |n: u8| {
+        visitors
+            .iter()
+            .find(|row| row.visitor == token(n))
+            .map(|row| row.evidence)
+    };
+    assert_eq!(
+        evidence(5),
+        Some(Evidence::FILES),
+        "the mark reached its row"
+    );
+    assert_eq!(evidence(4), Some(Evidence::NONE));
+    assert!(
+        visitors.iter().all(|row| row.visitor != token(9)),
+        "a mark makes no row"
+    );
     // The expired day's visitor-day is still counted, by kind.
     let expired = store
         .expired_kinds_since(old_day - Duration::days(1))
@@ -286,6 +345,7 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
             assert_eq!(summary.kinds, expected.kinds, "kinds on {day}");
             assert_eq!(summary.sources, expected.sources, "sources on {day}");
             assert_eq!(summary.steps, expected.steps, "funnel steps on {day}");
+            assert_eq!(summary.bots, expected.bots, "bot classes on {day}");
             assert_eq!(summary.paths.len(), expected.paths.len(), "paths on {day}");
             for (path, expected) in summary.paths.iter().zip(&expected.paths) {
                 assert_eq!(path, expected, "a path's requests on {day}");
@@ -309,6 +369,23 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
         yesterday.kinds
     );
     assert!(yesterday.steps[0] > 0 && yesterday.steps[0] == yesterday.steps[4]);
+    let today_counts = summaries.last().map(|s| (s.kinds.people, s.kinds.scanners));
+    assert_eq!(
+        today_counts,
+        Some((2, 2)),
+        "people: 1 and 5 (marked); scanners: 2 (probes) and 4 (disguised)"
+    );
+    let scanners = summaries
+        .last()
+        .and_then(|s| s.bots.get(&BotClass::Scanner).copied());
+    assert_eq!(
+        scanners,
+        Some(crate::report::BotCount {
+            requests: 3,
+            visitor_days: 2
+        }),
+        "two probes and the disguised page load, two visitor-days"
+    );
     let today_summary = summaries
         .last()
         .map(|s| (s.day, s.sources.tags.get("resume")));

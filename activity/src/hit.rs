@@ -11,6 +11,9 @@
 //! | `store` | the store's name | — |
 //! | `kind` | person, bot or self-read | the user agent it was read from |
 //! | `source` | on a page load: the referrer's host or the link's tag | the referrer's path or query, the rest of the query |
+//! | `shape` | page load, form post, other page or API request | the method, the headers |
+//! | `evidence` | a few bits: a browser's or an impostor's sign ([`Evidence`]) | the protocol, the agent |
+//! | `bot_class` | for a bot: which kind ([`BotClass`]) | the agent's text |
 //!
 //! There is no field for a user agent, a cookie, a header, an account or an
 //! email: they cannot be stored because a hit cannot carry them.
@@ -22,10 +25,12 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::address::{ForwardedHeader, Network, TrustedProxies};
+use crate::bot_class::BotClass;
 use crate::classify::{
-    Counted, Kind, KindReason, NavigationReport, RequestView, Skip, counted, is_page_load, kind_of,
-    navigation_report,
+    Counted, Kind, KindReason, NavigationReport, RequestView, Skip, counted, is_page_load,
+    is_prefetch, kind_of, navigation_report, shows_files,
 };
+use crate::evidence::{BrowserEvidence, Evidence, FilesMark, Shape};
 use crate::past::PastKeys;
 use crate::path::{clean_path, query_of};
 use crate::ratchet::DayKeys;
@@ -98,6 +103,13 @@ pub struct Hit {
     pub kind: Kind,
     /// On a page load: where it came from; otherwise `None`.
     pub source: Option<Source>,
+    /// What the request was, for the signs that need time (a form posted
+    /// at once, a rate no reader keeps).
+    pub shape: Shape,
+    /// What this request itself showed of a browser or of an impostor.
+    pub evidence: Evidence,
+    /// For a bot: which kind of bot.
+    pub bot_class: Option<BotClass>,
 }
 
 /// Everything the rules decided about one request, with the hit it leaves
@@ -113,6 +125,9 @@ pub struct Decision {
     pub reason: Option<KindReason>,
     /// The record kept, if counted.
     pub hit: Option<Hit>,
+    /// Not counted, but a file a page is made of: evidence of a browser
+    /// for its visitor-day ([`Counter::files_mark`] makes the mark).
+    pub shows_files: bool,
 }
 
 impl Decision {
@@ -242,14 +257,36 @@ impl Counter {
                     sec_fetch_dest: Some("document"),
                     ..request.clone()
                 };
-                self.decide(&navigation, peer, at)
+                let mut decision = self.decide(&navigation, peer, at);
+                if let Some(hit) = decision.hit.as_mut() {
+                    // Only the hydrated app sends it: a browser ran the page.
+                    hit.evidence |= Evidence::FILES;
+                }
+                decision
             }
-            NavigationReport::Malformed => Decision {
-                counted: Counted::Not(Skip::BadNavigationReport),
-                page_load: false,
-                reason: None,
-                hit: None,
-            },
+            NavigationReport::Malformed => Decision::not(Skip::BadNavigationReport),
+        }
+    }
+
+    /// The mark a file request leaves on its visitor-day (see
+    /// [`Decision::shows_files`]): it costs the token, so a live layer
+    /// asks only for the first file of a visitor-day.
+    pub fn files_mark(
+        &self,
+        request: &RequestView<'_>,
+        peer: Option<IpAddr>,
+        at: DateTime<Utc>,
+    ) -> FilesMark {
+        let client = self.client_address(request, peer);
+        self.files_mark_of(client, at)
+    }
+
+    /// [`files_mark`](Self::files_mark) for a client address already read.
+    pub fn files_mark_of(&self, client: Option<IpAddr>, at: DateTime<Utc>) -> FilesMark {
+        FilesMark {
+            store: self.store.clone(),
+            day: at.date_naive(),
+            visitor: self.keys.token(at.date_naive(), client),
         }
     }
 
@@ -262,16 +299,21 @@ impl Counter {
         let path = clean_path(request.target);
         let counted = counted(request.method, &path, &self.rules);
         if let Counted::Not(_) = counted {
+            // A file under a probe path (`/wp-includes/….js`) is a scanner's, not a browser's.
+            let shows_files =
+                shows_files(request.method, &counted) && self.rules.probe_path(&path).is_none();
             return Decision {
-                counted,
-                page_load: false,
-                reason: None,
-                hit: None,
+                shows_files,
+                ..Decision::not_counted(counted)
             };
+        }
+        if is_prefetch(request) {
+            return Decision::not(Skip::Prefetch);
         }
         let page_load = is_page_load(&counted, request);
         let client = self.client_address(request, peer);
         let reason = kind_of(&path, request.user_agent, client, &self.rules);
+        let kind = reason.kind();
         let hit = Hit {
             at,
             visitor: self.keys.token(at.date_naive(), client),
@@ -286,15 +328,72 @@ impl Counter {
                     )
                 })
                 .flatten(),
+            shape: shape_of(&counted, page_load, request.method),
+            evidence: self.evidence_of(request, peer),
+            bot_class: (kind == Kind::Bot)
+                .then(|| {
+                    self.rules
+                        .classes
+                        .class_of(&reason, request.user_agent)
+                        .map(|(class, _)| class)
+                })
+                .flatten(),
             path,
             store: self.store.clone(),
-            kind: reason.kind(),
+            kind,
         };
         Decision {
             counted,
             page_load,
             reason: Some(reason),
             hit: Some(hit),
+            shows_files: false,
+        }
+    }
+
+    /// What a counted request shows by itself: the app's report of a
+    /// navigation (a browser ran the page), an HTTP/1.0 request line from
+    /// a client (a proxy's own protocol says nothing of its client), and
+    /// whether the files' evidence is asked for at all.
+    fn evidence_of(&self, request: &RequestView<'_>, peer: Option<IpAddr>) -> Evidence {
+        let mut evidence = Evidence::NONE;
+        if self.rules.config.browser_evidence == BrowserEvidence::Off {
+            evidence |= Evidence::WAIVED;
+        }
+        let from_proxy = peer.is_some_and(|peer| self.proxies.trusts(peer));
+        let old = request.protocol.is_some_and(|p| {
+            p.eq_ignore_ascii_case("HTTP/1.0") || p.eq_ignore_ascii_case("HTTP/0.9")
+        });
+        if old && !from_proxy {
+            evidence |= Evidence::OLD_PROTOCOL;
+        }
+        evidence
+    }
+}
+
+/// What a counted request was: a page load, a form post, another page
+/// request, or an API request.
+fn shape_of(counted: &Counted, page_load: bool, method: &str) -> Shape {
+    match counted {
+        Counted::Api | Counted::Not(_) => Shape::Api,
+        Counted::Page if page_load => Shape::PageLoad,
+        Counted::Page if method.eq_ignore_ascii_case("POST") => Shape::FormPost,
+        Counted::Page => Shape::OtherPage,
+    }
+}
+
+impl Decision {
+    fn not(skip: Skip) -> Self {
+        Self::not_counted(Counted::Not(skip))
+    }
+
+    fn not_counted(counted: Counted) -> Self {
+        Self {
+            counted,
+            page_load: false,
+            reason: None,
+            hit: None,
+            shows_files: false,
         }
     }
 }

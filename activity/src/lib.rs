@@ -19,7 +19,7 @@
 //! - [`path`] — the path a hit keeps;
 //! - [`source`] — referrers, tags and their groups;
 //! - [`rules`] — every list, with its defaults; [`bots`] — the bot words;
-//!   [`bot_class`] — which kind of bot;
+//!   [`bot_class`] — which kind of bot; [`evidence`] — a browser's signs;
 //! - [`rows`] — the rows a store keeps; [`report`] — what the dashboard draws.
 #![forbid(unsafe_code)]
 
@@ -29,7 +29,9 @@ pub mod bots;
 pub mod classify;
 pub mod contract;
 pub mod corpus;
+pub mod evidence;
 pub mod hit;
+pub mod kind_sql;
 pub mod logline;
 pub mod past;
 pub mod path;

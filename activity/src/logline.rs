@@ -50,6 +50,8 @@ pub struct LogRequest {
     pub referer: Option<String>,
     /// The `User-Agent` header, if logged and not `-`.
     pub user_agent: Option<String>,
+    /// The request line's protocol (`HTTP/1.1`; `HTTP/0.9` when none).
+    pub protocol: String,
 }
 
 /// Why a line is not a request. The words never hold the line's bytes.
@@ -95,7 +97,7 @@ pub fn parse(line: &[u8], format: LogFormat) -> Result<LogRequest, LineError> {
     let at = rest.bracketed().ok_or(LineError::Truncated)?;
     let at = parse_time(at)?;
     let request = rest.quoted()?.ok_or(LineError::Truncated)?;
-    let (method, target) = request_line(&request)?;
+    let (method, target, protocol) = request_line(&request)?;
     let status = rest.word().ok_or(LineError::Truncated)?;
     let status = std::str::from_utf8(status)
         .ok()
@@ -125,6 +127,7 @@ pub fn parse(line: &[u8], format: LogFormat) -> Result<LogRequest, LineError> {
         status,
         referer,
         user_agent,
+        protocol,
     })
 }
 
@@ -135,8 +138,8 @@ fn parse_time(text: &[u8]) -> Result<DateTime<Utc>, LineError> {
         .map_err(|_| LineError::BadTime)
 }
 
-/// `METHOD TARGET PROTOCOL` (HTTP/0.9's `METHOD TARGET` too).
-fn request_line(request: &[u8]) -> Result<(String, Vec<u8>), LineError> {
+/// `METHOD TARGET PROTOCOL` (HTTP/0.9's `METHOD TARGET` too, whose protocol is `HTTP/0.9`).
+fn request_line(request: &[u8]) -> Result<(String, Vec<u8>, String), LineError> {
     let mut parts = request.split(|b| *b == b' ').filter(|p| !p.is_empty());
     let method = parts.next().ok_or(LineError::NotHttp)?;
     let target = parts.next().ok_or(LineError::NotHttp)?;
@@ -151,7 +154,11 @@ fn request_line(request: &[u8]) -> Result<(String, Vec<u8>), LineError> {
         return Err(LineError::NotHttp);
     }
     let method = String::from_utf8(method.to_vec()).map_err(|_| LineError::NotHttp)?;
-    Ok((method, target.to_vec()))
+    let protocol = match protocol {
+        Some(protocol) => String::from_utf8(protocol.to_vec()).map_err(|_| LineError::NotHttp)?,
+        None => "HTTP/0.9".to_owned(),
+    };
+    Ok((method, target.to_vec(), protocol))
 }
 
 /// A logged header as the live layer would read it: `-` is none, and so is

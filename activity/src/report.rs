@@ -7,6 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
+use crate::bot_class::{BotClass, ClassSet};
+use crate::evidence::Evidence;
 use crate::hit::StoreName;
 use crate::rows::{HourRow, VisitorDay};
 use crate::source::{Source, SourceGroup};
@@ -16,23 +18,68 @@ use crate::token::VisitorToken;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum VisitorKind {
-    /// Made at least one person request.
+    /// Made at least one person request, and showed a browser's evidence
+    /// and no impostor's sign ([`Evidence::passes`]).
     People,
-    /// Otherwise, made at least one bot request.
+    /// Otherwise, made at least one bot request or person-looking request.
     ScannersAndCrawlers,
     /// Otherwise: only the site's own reads.
     OwnReads,
 }
 
-/// The kind of a visitor-day with these request counts (SPEC §3).
-pub fn visitor_kind(requests: u64, bots: u64, self_reads: u64) -> VisitorKind {
-    if requests > bots.saturating_add(self_reads) {
+/// The kind of a visitor-day with these request counts and evidence
+/// (SPEC §3). Every store's engine applies the same rule in its own words.
+pub fn visitor_kind(requests: u64, bots: u64, self_reads: u64, evidence: Evidence) -> VisitorKind {
+    if requests > bots.saturating_add(self_reads) && evidence.passes() {
         VisitorKind::People
-    } else if bots > 0 {
+    } else if requests > self_reads {
         VisitorKind::ScannersAndCrawlers
     } else {
         VisitorKind::OwnReads
     }
+}
+
+/// Whether a visitor-day's person-looking requests were moved to scanners
+/// and crawlers for want of a browser's evidence (a disguised agent).
+pub fn is_disguised(requests: u64, bots: u64, self_reads: u64, evidence: Evidence) -> bool {
+    requests > bots.saturating_add(self_reads) && !evidence.passes()
+}
+
+/// Requests and visitor-days of one bot class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BotCount {
+    /// Its requests (a disguised visitor-day's person-looking requests
+    /// count as a scanner's).
+    pub requests: u64,
+    /// Visitor-days of scanners and crawlers that showed it (one
+    /// visitor-day can show several classes).
+    pub visitor_days: u64,
+}
+
+impl std::ops::AddAssign for BotCount {
+    fn add_assign(&mut self, more: Self) {
+        self.requests += more.requests;
+        self.visitor_days += more.visitor_days;
+    }
+}
+
+/// The classes a scanners-and-crawlers visitor-day counts under: those of
+/// its bot requests, and scanner when it was disguised.
+pub fn classes_of(
+    requests: u64,
+    bots: u64,
+    self_reads: u64,
+    evidence: Evidence,
+    classes: ClassSet,
+) -> ClassSet {
+    let mut classes = classes;
+    if visitor_kind(requests, bots, self_reads, evidence) != VisitorKind::ScannersAndCrawlers {
+        return ClassSet::default();
+    }
+    if is_disguised(requests, bots, self_reads, evidence) {
+        classes.insert(BotClass::Scanner);
+    }
+    classes
 }
 
 /// One day's visitor-days by kind. The three add up to the total.
@@ -85,6 +132,10 @@ pub struct MergedVisitor {
     pub bots: u64,
     /// Self-reads, summed.
     pub self_reads: u64,
+    /// Evidence, over stores.
+    pub evidence: Evidence,
+    /// Bot classes, over stores.
+    pub bot_classes: ClassSet,
     /// Requests per path, summed.
     pub paths: BTreeMap<String, u64>,
     /// Page loads per source, summed.
@@ -94,7 +145,28 @@ pub struct MergedVisitor {
 impl MergedVisitor {
     /// The kind of this visitor-day.
     pub fn kind(&self) -> VisitorKind {
-        visitor_kind(self.requests, self.bots, self.self_reads)
+        visitor_kind(self.requests, self.bots, self.self_reads, self.evidence)
+    }
+
+    /// The bot classes it counts under (none unless scanners and crawlers).
+    pub fn classes(&self) -> ClassSet {
+        classes_of(
+            self.requests,
+            self.bots,
+            self.self_reads,
+            self.evidence,
+            self.bot_classes,
+        )
+    }
+
+    /// [`classes`](Self::classes), one by one.
+    pub fn classes_iter(&self) -> impl Iterator<Item = BotClass> {
+        self.classes().iter()
+    }
+
+    /// Whether it was moved to scanners and crawlers for want of evidence.
+    pub fn disguised(&self) -> bool {
+        is_disguised(self.requests, self.bots, self.self_reads, self.evidence)
     }
 }
 
@@ -112,6 +184,8 @@ pub fn merge_visitors<'a>(rows: impl IntoIterator<Item = &'a VisitorDay>) -> Vec
                 requests: 0,
                 bots: 0,
                 self_reads: 0,
+                evidence: Evidence::NONE,
+                bot_classes: ClassSet::default(),
                 paths: BTreeMap::new(),
                 sources: BTreeMap::new(),
             });
@@ -119,6 +193,8 @@ pub fn merge_visitors<'a>(rows: impl IntoIterator<Item = &'a VisitorDay>) -> Vec
         entry.requests += row.requests;
         entry.bots += row.bots;
         entry.self_reads += row.self_reads;
+        entry.evidence |= row.evidence;
+        entry.bot_classes |= row.bot_classes;
         for path in &row.top_paths {
             *entry.paths.entry(path.path.clone()).or_default() += path.requests;
         }
@@ -136,6 +212,22 @@ pub fn daily_kinds(visitors: &[MergedVisitor]) -> BTreeMap<NaiveDate, KindCounts
         days.entry(visitor.day).or_default().add(visitor.kind());
     }
     days
+}
+
+/// Visitor-days per bot class, and the person-looking requests of the
+/// disguised ones (which count as a scanner's requests).
+pub fn class_visitor_days(visitors: &[MergedVisitor]) -> BTreeMap<BotClass, BotCount> {
+    let mut classes: BTreeMap<BotClass, BotCount> = BTreeMap::new();
+    for visitor in visitors {
+        for class in visitor.classes().iter() {
+            classes.entry(class).or_default().visitor_days += 1;
+        }
+        if visitor.disguised() {
+            classes.entry(BotClass::Scanner).or_default().requests +=
+                visitor.requests - visitor.bots - visitor.self_reads;
+        }
+    }
+    classes
 }
 
 /// One step of the path through the site: a name and the paths that count
@@ -373,6 +465,8 @@ mod tests {
             requests: people + bots + own,
             bots,
             self_reads: own,
+            evidence: Evidence::FILES,
+            bot_classes: ClassSet::default(),
             top_paths: paths
                 .iter()
                 .map(|p| PathCount {
@@ -392,10 +486,37 @@ mod tests {
 
     #[test]
     fn a_visitor_day_is_exactly_one_kind() {
-        assert_eq!(visitor_kind(3, 1, 1), VisitorKind::People);
-        assert_eq!(visitor_kind(2, 1, 1), VisitorKind::ScannersAndCrawlers);
-        assert_eq!(visitor_kind(2, 0, 2), VisitorKind::OwnReads);
-        assert_eq!(visitor_kind(0, 0, 0), VisitorKind::OwnReads);
+        let files = Evidence::FILES;
+        assert_eq!(visitor_kind(3, 1, 1, files), VisitorKind::People);
+        assert_eq!(
+            visitor_kind(2, 1, 1, files),
+            VisitorKind::ScannersAndCrawlers
+        );
+        assert_eq!(visitor_kind(2, 0, 2, files), VisitorKind::OwnReads);
+        assert_eq!(visitor_kind(0, 0, 0, files), VisitorKind::OwnReads);
+        // Person-looking requests without a browser's evidence, or with an
+        // impostor's sign: scanners and crawlers (disguised).
+        assert_eq!(
+            visitor_kind(3, 1, 1, Evidence::NONE),
+            VisitorKind::ScannersAndCrawlers
+        );
+        assert!(is_disguised(3, 1, 1, Evidence::NONE));
+        assert_eq!(
+            visitor_kind(1, 0, 0, files | Evidence::OLD_PROTOCOL),
+            VisitorKind::ScannersAndCrawlers
+        );
+        assert_eq!(visitor_kind(1, 0, 0, Evidence::WAIVED), VisitorKind::People);
+        assert_eq!(visitor_kind(1, 0, 1, Evidence::NONE), VisitorKind::OwnReads);
+        let mut googlebot = ClassSet::default();
+        googlebot.insert(BotClass::SearchEngine);
+        assert_eq!(classes_of(2, 2, 0, Evidence::NONE, googlebot), googlebot);
+        assert!(
+            classes_of(2, 1, 0, files, googlebot).is_empty(),
+            "people have no class"
+        );
+        assert!(
+            classes_of(1, 0, 0, Evidence::NONE, ClassSet::default()).contains(BotClass::Scanner)
+        );
     }
 
     #[test]

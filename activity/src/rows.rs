@@ -4,14 +4,16 @@
 //! visitor-day. A visitor-day row holds a token and a network, never an
 //! address; its paths and sources are the same cleaned values a hit carries.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::address::Network;
+use crate::bot_class::{BotClass, ClassSet};
 use crate::classify::Kind;
+use crate::evidence::{Evidence, FilesMark};
 use crate::hit::{Hit, StoreName};
 use crate::source::Source;
 use crate::token::VisitorToken;
@@ -79,6 +81,10 @@ pub struct VisitorDay {
     pub bots: u64,
     /// How many of them were the site's own reads.
     pub self_reads: u64,
+    /// What its requests showed of a browser or of an impostor.
+    pub evidence: Evidence,
+    /// The classes of its bot requests.
+    pub bot_classes: ClassSet,
     /// The most requested paths, most first.
     pub top_paths: Vec<PathCount>,
     /// The sources of its page loads, most first.
@@ -109,6 +115,35 @@ pub struct Cost {
     pub units: Option<(u64, String)>,
 }
 
+/// Bot requests of one class on one day, on one store.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BotDay {
+    /// The store that served them.
+    pub store: StoreName,
+    /// The UTC day.
+    pub day: NaiveDate,
+    /// The class.
+    pub class: BotClass,
+    /// Its requests.
+    pub requests: u64,
+}
+
+/// What the writer takes from the queue: a counted request's hit, or the
+/// mark a file request leaves on its visitor-day.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seen {
+    /// A counted request.
+    Hit(Hit),
+    /// One of the page's own files was fetched.
+    Files(FilesMark),
+}
+
+impl From<Hit> for Seen {
+    fn from(hit: Hit) -> Self {
+        Self::Hit(hit)
+    }
+}
+
 /// A batch of hits folded into the rows a store keeps: what one write adds.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Batch {
@@ -117,6 +152,12 @@ pub struct Batch {
     /// Per store, day and token: the requests, paths and sources to add
     /// (every path of the batch; a store keeps them all and reads the top ones).
     pub visitors: Vec<VisitorDay>,
+    /// Visitor-days not in `visitors` that fetched one of the page's own
+    /// files: a store sets [`Evidence::FILES`] on the rows it already has
+    /// (a mark for a row it has not is dropped: nothing to mark).
+    pub marks: Vec<FilesMark>,
+    /// Per store, day and class: the bot requests to add.
+    pub bot_days: Vec<BotDay>,
     /// How many hits the batch holds.
     pub hits: u64,
 }
@@ -124,11 +165,34 @@ pub struct Batch {
 impl Batch {
     /// Folds hits into rows. The order of the hits does not matter.
     pub fn fold<'a>(hits: impl IntoIterator<Item = &'a Hit>) -> Self {
+        Self::fold_seen(hits.into_iter().map(SeenRef::Hit))
+    }
+
+    /// Folds what the writer took from the queue into rows: hits, and the
+    /// marks of file requests (on a visitor-day of the batch, the mark is
+    /// set on its row; else it is kept for the store). The order does not matter.
+    pub fn fold_all<'a>(seen: impl IntoIterator<Item = &'a Seen>) -> Self {
+        Self::fold_seen(seen.into_iter().map(|seen| match seen {
+            Seen::Hit(hit) => SeenRef::Hit(hit),
+            Seen::Files(mark) => SeenRef::Files(mark),
+        }))
+    }
+
+    fn fold_seen<'a>(seen: impl Iterator<Item = SeenRef<'a>>) -> Self {
         let mut hours: BTreeMap<(StoreName, DateTime<Utc>, String), HourRow> = BTreeMap::new();
         let mut visitors: BTreeMap<(StoreName, NaiveDate, VisitorToken), VisitorFold> =
             BTreeMap::new();
+        let mut bot_days: BTreeMap<(StoreName, NaiveDate, BotClass), u64> = BTreeMap::new();
+        let mut marks: BTreeSet<FilesMark> = BTreeSet::new();
         let mut count = 0;
-        for hit in hits {
+        for item in seen {
+            let hit = match item {
+                SeenRef::Hit(hit) => hit,
+                SeenRef::Files(mark) => {
+                    marks.insert(mark.clone());
+                    continue;
+                }
+            };
             count += 1;
             let (bot, own) = match hit.kind {
                 Kind::Person => (0, 0),
@@ -151,21 +215,35 @@ impl Batch {
             row.self_reads += own;
 
             let day = hit.at.date_naive();
+            if let Some(class) = hit.bot_class {
+                *bot_days.entry((hit.store.clone(), day, class)).or_default() += 1;
+            }
             let visitor = visitors
                 .entry((hit.store.clone(), day, hit.visitor.clone()))
                 .or_insert_with(|| VisitorFold::new(hit));
             visitor.add(hit, bot, own);
         }
+        marks.retain(|mark| {
+            match visitors.get_mut(&(mark.store.clone(), mark.day, mark.visitor.clone())) {
+                Some(visitor) => {
+                    visitor.row.evidence |= Evidence::FILES;
+                    false
+                }
+                None => true,
+            }
+        });
         Self {
             hours: hours.into_values().collect(),
             visitors: visitors.into_values().map(VisitorFold::finish).collect(),
+            marks: marks.into_iter().collect(),
+            bot_days: bot_days_of(bot_days),
             hits: count,
         }
     }
 
     /// Whether the batch adds nothing.
     pub fn is_empty(&self) -> bool {
-        self.hits == 0
+        self.hits == 0 && self.marks.is_empty()
     }
 
     /// This batch and a later one as one batch (for retrying a failed write
@@ -196,12 +274,44 @@ impl Batch {
                 }
             }
         }
+        let mut marks: BTreeSet<FilesMark> = BTreeSet::new();
+        for mark in self.marks.into_iter().chain(later.marks) {
+            match visitors.get_mut(&(mark.store.clone(), mark.day, mark.visitor.clone())) {
+                Some(row) => row.evidence |= Evidence::FILES,
+                None => {
+                    marks.insert(mark);
+                }
+            }
+        }
+        let mut bot_days: BTreeMap<(StoreName, NaiveDate, BotClass), u64> = BTreeMap::new();
+        for row in self.bot_days.into_iter().chain(later.bot_days) {
+            *bot_days.entry((row.store, row.day, row.class)).or_default() += row.requests;
+        }
         Batch {
             hours: hours.into_values().collect(),
             visitors: visitors.into_values().collect(),
+            marks: marks.into_iter().collect(),
+            bot_days: bot_days_of(bot_days),
             hits: self.hits + later.hits,
         }
     }
+}
+
+fn bot_days_of(days: BTreeMap<(StoreName, NaiveDate, BotClass), u64>) -> Vec<BotDay> {
+    days.into_iter()
+        .map(|((store, day, class), requests)| BotDay {
+            store,
+            day,
+            class,
+            requests,
+        })
+        .collect()
+}
+
+/// A hit or a mark, borrowed, while folding.
+enum SeenRef<'a> {
+    Hit(&'a Hit),
+    Files(&'a FilesMark),
 }
 
 impl VisitorDay {
@@ -215,6 +325,8 @@ impl VisitorDay {
         self.requests += later.requests;
         self.bots += later.bots;
         self.self_reads += later.self_reads;
+        self.evidence |= later.evidence;
+        self.bot_classes |= later.bot_classes;
         for path in later.top_paths {
             match self.top_paths.iter_mut().find(|p| p.path == path.path) {
                 Some(kept) => kept.requests += path.requests,
@@ -300,6 +412,8 @@ impl VisitorFold {
                 requests: 0,
                 bots: 0,
                 self_reads: 0,
+                evidence: Evidence::NONE,
+                bot_classes: ClassSet::default(),
                 top_paths: Vec::new(),
                 sources: Vec::new(),
             },
@@ -318,6 +432,10 @@ impl VisitorFold {
         row.requests += 1;
         row.bots += bot;
         row.self_reads += own;
+        row.evidence |= hit.evidence;
+        if let Some(class) = hit.bot_class {
+            row.bot_classes.insert(class);
+        }
         *self.paths.entry(hit.path.clone()).or_default() += 1;
         if let Some(source) = &hit.source {
             *self.sources.entry(source.clone()).or_default() += 1;

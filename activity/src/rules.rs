@@ -7,7 +7,9 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use ipnet::IpNet;
 use serde::{Deserialize, Serialize};
 
+use crate::bot_class::BotClasses;
 use crate::bots::BotPatterns;
+use crate::evidence::BrowserEvidence;
 
 /// Why a set of rules could not be built.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -69,6 +71,9 @@ pub struct RulesConfig {
     /// Where the hydrated app reports a navigation inside it
     /// (`POST PATH?to=/new/path`): counted as a page load of the new path.
     pub navigation_report_path: String,
+    /// Whether a person-looking visitor-day must show the files' evidence
+    /// to count as people (`off` for a site whose files come from elsewhere).
+    pub browser_evidence: BrowserEvidence,
 }
 
 fn strings(items: &[&str]) -> Vec<String> {
@@ -136,6 +141,7 @@ impl Default for RulesConfig {
             site_hosts: Vec::new(),
             tag_parameters: strings(&["ref", "utm_source"]),
             navigation_report_path: "/api/whocomes/navigation".to_owned(),
+            browser_evidence: BrowserEvidence::Files,
         }
     }
 }
@@ -146,6 +152,7 @@ pub struct Rules {
     pub(crate) config: RulesConfig,
     pub(crate) bots: BotPatterns,
     pub(crate) probes: AhoCorasick,
+    pub(crate) classes: BotClasses,
 }
 
 impl Rules {
@@ -163,16 +170,24 @@ impl Rules {
             .match_kind(MatchKind::Standard)
             .build(&config.probe_paths)
             .map_err(|error| RulesError::Patterns(error.to_string()))?;
+        let classes =
+            BotClasses::new_default().map_err(|error| RulesError::Patterns(error.to_string()))?;
         Ok(Self {
             config,
             bots,
             probes,
+            classes,
         })
     }
 
     /// The lists these rules were built from.
     pub fn config(&self) -> &RulesConfig {
         &self.config
+    }
+
+    /// The bot classes these rules tell bots apart by.
+    pub fn bot_classes(&self) -> &BotClasses {
+        &self.classes
     }
 
     /// The probe path `path` asks for, if any (see [`RulesConfig::probe_paths`]).

@@ -86,6 +86,15 @@ pub fn day_rows(store: &StoreName, day: NaiveDate, visitors: u32, seed: u64) -> 
             requests,
             bots: bots * requests,
             self_reads: self_reads * requests,
+            evidence: crate::evidence::Evidence::FILES,
+            bot_classes: {
+                let mut classes = crate::bot_class::ClassSet::default();
+                if bots > 0 {
+                    let all = crate::bot_class::BotClass::ALL;
+                    classes.insert(all[n as usize % all.len()]);
+                }
+                classes
+            },
             top_paths,
             sources: sources
                 .into_iter()
@@ -109,6 +118,8 @@ pub fn day_rows(store: &StoreName, day: NaiveDate, visitors: u32, seed: u64) -> 
             })
             .collect(),
         visitors: rows,
+        marks: Vec::new(),
+        bot_days: Vec::new(),
         hits,
     }
 }
@@ -168,6 +179,14 @@ pub fn hits(store: &StoreName, start: DateTime<Utc>, count: usize, seed: u64) ->
                 store: store.clone(),
                 kind,
                 source: if request == 0 { source.clone() } else { None },
+                shape: if request == 0 {
+                    crate::evidence::Shape::PageLoad
+                } else {
+                    crate::evidence::Shape::OtherPage
+                },
+                // As if its first file had already marked the visitor-day.
+                evidence: crate::evidence::Evidence::FILES,
+                bot_class: (kind == Kind::Bot).then_some(crate::bot_class::BotClass::SearchEngine),
             });
         }
     }

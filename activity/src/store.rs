@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 
+use crate::bot_class::BotClass;
 use crate::hit::StoreName;
-use crate::report::{FunnelStep, KindCounts, visitor_kind};
+use crate::report::{BotCount, FunnelStep, KindCounts, MergedVisitor, visitor_kind};
 use crate::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use crate::summary::{self, DaySummary};
 
@@ -136,6 +137,14 @@ pub trait ActivityStore: Send + Sync {
         since: NaiveDate,
     ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError>;
 
+    /// Bot requests per day and class from `since` on, with the
+    /// visitor-days per class of the days whose visitor rows have expired
+    /// (kept by [`enforce_retention`](Self::enforce_retention)); oldest first.
+    async fn bot_days_since(
+        &self,
+        since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError>;
+
     /// What was imported of the log known as `log`, if any of it was.
     async fn imported(&self, log: &str) -> Result<Option<Imported>, StoreError> {
         let _ = log;
@@ -240,6 +249,13 @@ impl ActivityStore for NullStore {
         Ok(Vec::new())
     }
 
+    async fn bot_days_since(
+        &self,
+        _since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError> {
+        Ok(Vec::new())
+    }
+
     fn cost(&self) -> Cost {
         Cost::default()
     }
@@ -252,6 +268,7 @@ pub struct MemoryStore {
     retention: Retention,
     kept: Mutex<Batch>,
     expired: Mutex<BTreeMap<NaiveDate, KindCounts>>,
+    expired_classes: Mutex<BTreeMap<(NaiveDate, BotClass), u64>>,
     imports: Mutex<BTreeMap<String, Imported>>,
     meter: CostMeter,
     failing: Mutex<Option<String>>,
@@ -266,6 +283,7 @@ impl MemoryStore {
             retention,
             kept: Mutex::new(Batch::default()),
             expired: Mutex::new(BTreeMap::new()),
+            expired_classes: Mutex::default(),
             meter: CostMeter::default(),
             failing: Mutex::new(None),
         }
@@ -317,7 +335,9 @@ impl ActivityStore for MemoryStore {
             Some(reason) => Err(StoreError::Unavailable(reason)),
             None => {
                 let mut kept = self.kept();
-                let merged = std::mem::take(&mut *kept).merge(batch.clone());
+                let mut merged = std::mem::take(&mut *kept).merge(batch.clone());
+                // A mark for a visitor-day this store has no row of marks nothing.
+                merged.marks.clear();
                 *kept = merged;
                 Ok(())
             }
@@ -354,12 +374,21 @@ impl ActivityStore for MemoryStore {
             .expired
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut classes = self
+            .expired_classes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         for row in kept.visitors.iter().filter(|row| row.day < visitor_cutoff) {
             expired.entry(row.day).or_default().add(visitor_kind(
                 row.requests,
                 row.bots,
                 row.self_reads,
+                row.evidence,
             ));
+            let merged = crate::report::merge_visitors([row]);
+            for class in merged.iter().flat_map(MergedVisitor::classes_iter) {
+                *classes.entry((row.day, class)).or_default() += 1;
+            }
         }
         kept.visitors.retain(|row| row.day >= visitor_cutoff);
         if let Some(days) = self.retention.hour_days {
@@ -397,6 +426,27 @@ impl ActivityStore for MemoryStore {
         Ok(expired
             .range(since..)
             .map(|(day, kinds)| (*day, *kinds))
+            .collect())
+    }
+
+    async fn bot_days_since(
+        &self,
+        since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError> {
+        let mut days: BTreeMap<(NaiveDate, BotClass), BotCount> = BTreeMap::new();
+        for row in self.kept().bot_days.iter().filter(|row| row.day >= since) {
+            days.entry((row.day, row.class)).or_default().requests += row.requests;
+        }
+        let classes = self
+            .expired_classes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for ((day, class), visitor_days) in classes.range((since, BotClass::SearchEngine)..) {
+            days.entry((*day, *class)).or_default().visitor_days += visitor_days;
+        }
+        Ok(days
+            .into_iter()
+            .map(|((day, class), count)| (day, class, count))
             .collect())
     }
 

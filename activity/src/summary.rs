@@ -12,7 +12,10 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::report::{self, FunnelStep, KindCounts, MergedVisitor, PathTotal, SourceReport};
+use crate::bot_class::BotClass;
+use crate::report::{
+    self, BotCount, FunnelStep, KindCounts, MergedVisitor, PathTotal, SourceReport,
+};
 use crate::rows::HourRow;
 use crate::source::Source;
 use crate::store::{ActivityStore, StoreError};
@@ -34,6 +37,8 @@ pub struct DaySummary {
     pub steps: Vec<u64>,
     /// Every path requested that day, by path.
     pub paths: Vec<PathTotal>,
+    /// Scanners and crawlers by class: requests and visitor-days.
+    pub bots: BTreeMap<BotClass, BotCount>,
 }
 
 impl DaySummary {
@@ -45,6 +50,7 @@ impl DaySummary {
             sources: SourceReport::default(),
             steps: vec![0; steps],
             paths: Vec::new(),
+            bots: BTreeMap::new(),
         }
     }
 
@@ -71,6 +77,14 @@ impl DaySummary {
         self.sources.absorb(&other.sources);
         for (count, more) in self.steps.iter_mut().zip(&other.steps) {
             *count += more;
+        }
+        self.add_bots(&other.bots);
+    }
+
+    /// Adds bot counts by class.
+    pub fn add_bots(&mut self, bots: &BTreeMap<BotClass, BotCount>) {
+        for (class, count) in bots {
+            *self.bots.entry(*class).or_default() += *count;
         }
     }
 }
@@ -159,6 +173,7 @@ pub fn summarize(
     visitors: &[MergedVisitor],
     expired: &[(NaiveDate, KindCounts)],
     hours: &[HourRow],
+    bot_days: &[(NaiveDate, BotClass, BotCount)],
     steps: &[FunnelStep],
 ) -> Vec<DaySummary> {
     let within = |day: NaiveDate| first <= day && day <= last;
@@ -176,6 +191,7 @@ pub fn summarize(
             summary.kinds += *kinds;
         }
         summary.sources.absorb(&report::source_groups(visitors));
+        summary.add_bots(&report::class_visitor_days(visitors));
         for (count, more) in summary
             .steps
             .iter_mut()
@@ -186,6 +202,9 @@ pub fn summarize(
     }
     for (day, kinds) in expired.iter().filter(|(day, _)| within(*day)) {
         days.day(*day).kinds += *kinds;
+    }
+    for (day, class, count) in bot_days.iter().filter(|(day, _, _)| within(*day)) {
+        *days.day(*day).bots.entry(*class).or_default() += *count;
     }
     let mut hours_by_day: BTreeMap<NaiveDate, Vec<&HourRow>> = BTreeMap::new();
     for hour in hours.iter().filter(|h| within(h.hour.date_naive())) {
@@ -220,12 +239,14 @@ pub async fn read_and_summarize<S: ActivityStore + ?Sized>(
     let visitors = store.visitors_since(first).await?;
     let expired = store.expired_kinds_since(first).await?;
     let hours = store.hours_since(midnight(first)).await?;
+    let bot_days = store.bot_days_since(first).await?;
     Ok(summarize(
         first,
         last,
         &report::merge_visitors(&visitors),
         &expired,
         &hours,
+        &bot_days,
         steps,
     ))
 }

@@ -151,6 +151,8 @@ proptest! {
             host: host.as_deref(),
             x_forwarded_for: forwarded.iter().map(String::as_str).collect(),
             forwarded: forwarded.iter().map(String::as_str).collect(),
+            protocol: method.get(..4),
+            sec_purpose: dest.as_deref(),
         };
         let nets = vec!["0.0.0.0/0".parse().expect("literal"), "::/0".parse().expect("literal")];
         for proxies in [
@@ -202,28 +204,33 @@ fn visitor_day() -> impl Strategy<Value = VisitorDay> {
         0u8..6,
         (0u64..5, 0u64..5, 0u64..5),
         proptest::collection::vec(("/[a-c]{0,2}", 1u64..4), 0..3),
+        (0u8..32, 0u16..1024),
     )
-        .prop_map(|(store, day, visitor, (people, bots, own), paths)| {
-            let day = NaiveDate::from_ymd_opt(2026, 11, 1 + day).expect("a day");
-            let seen = Utc.from_utc_datetime(&day.and_hms_opt(12, 0, 0).expect("noon"));
-            VisitorDay {
-                store: StoreName::parse(store).expect("a name"),
-                day,
-                visitor: serde_json::from_value::<VisitorToken>(serde_json::json!(format!(
-                    "{visitor:032x}"
-                )))
-                .expect("a token"),
-                network: Network::of(None),
-                first_seen: seen,
-                last_seen: seen,
-                requests: people + bots + own,
-                bots,
-                self_reads: own,
-                top_paths: paths
-                    .into_iter()
-                    .map(|(path, requests)| PathCount { path, requests })
-                    .collect(),
-                sources: Vec::new(),
-            }
-        })
+        .prop_map(
+            |(store, day, visitor, (people, bots, own), paths, (evidence, classes))| {
+                let day = NaiveDate::from_ymd_opt(2026, 11, 1 + day).expect("a day");
+                let seen = Utc.from_utc_datetime(&day.and_hms_opt(12, 0, 0).expect("noon"));
+                VisitorDay {
+                    store: StoreName::parse(store).expect("a name"),
+                    day,
+                    visitor: serde_json::from_value::<VisitorToken>(serde_json::json!(format!(
+                        "{visitor:032x}"
+                    )))
+                    .expect("a token"),
+                    network: Network::of(None),
+                    first_seen: seen,
+                    last_seen: seen,
+                    requests: people + bots + own,
+                    bots,
+                    self_reads: own,
+                    evidence: activity::evidence::Evidence(evidence),
+                    bot_classes: activity::bot_class::ClassSet(classes),
+                    top_paths: paths
+                        .into_iter()
+                        .map(|(path, requests)| PathCount { path, requests })
+                        .collect(),
+                    sources: Vec::new(),
+                }
+            },
+        )
 }

@@ -44,6 +44,8 @@ pub struct Overview {
     pub funnel: Vec<FunnelCount>,
     /// The most requested paths of the range.
     pub top_paths: Vec<PathTotal>,
+    /// Scanners and crawlers by class, every class of the closed list.
+    pub bots: Vec<BotRow>,
     /// Counted requests this server queued in the last five minutes.
     pub last_five_minutes: u64,
     /// Each store read: what it says of itself.
@@ -100,6 +102,19 @@ pub struct SourceRow {
     pub tag: bool,
     /// People visitor-days whose page loads came from it (one that came
     /// from two places counts under each).
+    pub visitor_days: u64,
+}
+
+/// One bot class over the range.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BotRow {
+    /// The class's identifier (`ai-crawler`).
+    pub class: String,
+    /// The class in words (`AI crawlers`).
+    pub label: String,
+    /// Its requests.
+    pub requests: u64,
+    /// Visitor-days of scanners and crawlers that showed it.
     pub visitor_days: u64,
 }
 
@@ -170,6 +185,8 @@ pub struct VisitorRow {
     pub bots: u64,
     /// Of them, the site's own reads.
     pub self_reads: u64,
+    /// What its requests showed of a browser or of an impostor, in words.
+    pub evidence: String,
     /// The most requested paths, most first.
     pub top_paths: Vec<String>,
     /// The sources of its page loads.

@@ -1,7 +1,10 @@
 //! Navigations inside the hydrated app never reach the server as page loads,
 //! so the app reports each one, once, to [`NAVIGATION_REPORT`]; the counter
 //! counts the report as a page load of the new path (SPEC §4). The first
-//! page of a visit was a real page load and is not reported again.
+//! page of a visit was a real page load and is not reported again — unless
+//! the browser fetched it ahead (a link prefetch, or a prerender): the
+//! counter does not count a prefetch (`Sec-Purpose: prefetch`), since most
+//! are never opened, so the page reports itself once it is really shown.
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_location;
@@ -20,15 +23,79 @@ pub fn report_navigations() {
             format!("?{search}")
         };
         let target = format!("{}{query}", location.pathname.get());
-        if previous
-            .as_ref()
-            .is_some_and(|previous| *previous != target)
-        {
-            send(&target);
+        match &previous {
+            Some(previous) if *previous != target => send(&target),
+            Some(_) => {}
+            None => report_if_fetched_ahead(target.clone()),
         }
         target
     });
 }
+
+/// Reports the first page when the browser had fetched it ahead: served
+/// from a prefetch (`deliveryType` "navigational-prefetch"), activated
+/// from a prerender (`activationStart` > 0), or still being prerendered
+/// (reported when `document.prerendering` turns false; checked twice a
+/// second, for at most ten minutes).
+#[cfg(feature = "hydrate")]
+fn report_if_fetched_ahead(target: String) {
+    use js_sys::Reflect;
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let get = |object: &js_sys::wasm_bindgen::JsValue, key: &str| {
+        Reflect::get(object, &key.into()).unwrap_or(js_sys::wasm_bindgen::JsValue::UNDEFINED)
+    };
+    let document = get(&window, "document");
+    let prerendering = move || get(&document, "prerendering").as_bool() == Some(true);
+    if prerendering() {
+        let checks = std::cell::Cell::new(0u32);
+        let handle = std::rc::Rc::new(std::cell::Cell::new(None::<IntervalHandle>));
+        let kept = handle.clone();
+        let interval = set_interval_with_handle(
+            move || {
+                checks.set(checks.get() + 1);
+                let shown = !prerendering();
+                if shown || checks.get() > 1_200 {
+                    if shown {
+                        send(&target);
+                    }
+                    if let Some(handle) = kept.take() {
+                        handle.clear();
+                    }
+                }
+            },
+            std::time::Duration::from_millis(500),
+        );
+        handle.set(interval.ok());
+        return;
+    }
+    let performance = get(&window, "performance");
+    let entries = get(&performance, "getEntriesByType")
+        .dyn_into::<js_sys::Function>()
+        .ok()
+        .and_then(|by_type| by_type.call1(&performance, &"navigation".into()).ok())
+        .map(|value| js_sys::Array::from(&value));
+    let Some(entry) =
+        entries.and_then(|entries| entries.get(0).is_object().then(|| entries.get(0)))
+    else {
+        return;
+    };
+    let prefetched =
+        get(&entry, "deliveryType").as_string().as_deref() == Some("navigational-prefetch");
+    let prerendered = get(&entry, "activationStart")
+        .as_f64()
+        .is_some_and(|start| start > 0.0);
+    if prefetched || prerendered {
+        send(&target);
+    }
+}
+
+#[cfg(not(feature = "hydrate"))]
+fn report_if_fetched_ahead(_target: String) {}
+
+#[cfg(feature = "hydrate")]
+use js_sys::wasm_bindgen::JsCast;
 
 #[cfg(feature = "hydrate")]
 fn send(target: &str) {

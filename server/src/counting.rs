@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use activity::address::{ForwardedHeader, TrustedProxies};
 use std::sync::{Arc, RwLock};
 
+use activity::evidence::BrowserEvidence;
 use activity::past::{FromSeed, PastKeys};
 use activity::ratchet::DayKeys;
 use activity::{Counter, Rules, RulesConfig, StoreName, TokenKeys, VisitorKey};
@@ -76,6 +77,24 @@ pub struct CountingArgs {
     /// it can remake any day's tokens.
     #[arg(long, env = "WHOCOMES_TOKEN_KEYS", value_enum, default_value = "day")]
     pub token_keys: TokenKeyScheme,
+
+    /// What a person-looking visitor-day must show to count as people.
+    /// `files` (default): it fetched one of the page's own files (stylesheet,
+    /// script, wasm, image, favicon) or the app reported a navigation, and
+    /// showed no impostor's sign (HTTP/1.0, a form posted within 2 s of its
+    /// page, over 20 pages in 10 s). `off`: only the impostor's signs count
+    /// against it — for a site whose files come from another host (a CDN).
+    #[arg(
+        long,
+        env = "WHOCOMES_BROWSER_EVIDENCE",
+        default_value = "files",
+        value_parser = parse_browser_evidence
+    )]
+    pub browser_evidence: BrowserEvidence,
+}
+
+fn parse_browser_evidence(text: &str) -> Result<BrowserEvidence, String> {
+    text.parse()
 }
 
 /// How tokens are keyed (see `--token-keys`).
@@ -143,6 +162,7 @@ impl CountingArgs {
                 .iter()
                 .map(|h| h.trim().to_ascii_lowercase())
                 .collect(),
+            browser_evidence: self.browser_evidence,
             ..RulesConfig::default()
         };
         let none = self

@@ -5,15 +5,20 @@
 //! Input line: `{"at": RFC 3339, "peer": "ip[:port]", "method": "GET",
 //! "target": "/path?query", "headers": {"user-agent": "…", …}}` (`at`
 //! defaults to now, `method` to GET; a header may be a string or a list of
-//! strings). Output line: `{"line", "counted", "as", "reason", "kind",
-//! "page_load", "hit"}` (`kind` and `hit` are null when not counted), or `{"line", "error"}` for a line that cannot be
-//! read — which never echoes the line's content, and never stops the run.
+//! strings; `protocol` is the request line's, e.g. `"HTTP/1.0"`). Output
+//! line: `{"line", "counted", "as", "reason", "kind", "page_load", "hit",
+//! "evidence", "evidence_note"}` (`kind` and `hit` are null when not
+//! counted), or `{"line", "error"}` for a line that cannot be read — which
+//! never echoes the line's content, and never stops the run. Lines are
+//! read in order, as the writer would see them, so a form posted within
+//! two seconds of its page, or a rate no reader keeps, shows as it would.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 
 use activity::address::parse_address;
 use activity::bot_class::{BotClass, BotClasses};
+use activity::evidence::{Evidence, Watch};
 use activity::{Counted, Counter, Hit, Kind, RequestView};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -27,6 +32,8 @@ struct Input {
     #[serde(default = "get")]
     method: String,
     target: String,
+    /// The request line's protocol (`HTTP/1.1`, `HTTP/1.0`).
+    protocol: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, HeaderValue>,
 }
@@ -59,6 +66,11 @@ struct Explained<'a> {
     bot_class: Option<BotClass>,
     #[serde(skip_serializing_if = "Option::is_none")]
     bot_class_why: Option<String>,
+    /// What this request showed of a browser or of an impostor.
+    evidence: Vec<&'static str>,
+    /// What that does to its visitor-day.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evidence_note: Option<&'static str>,
     /// Why the hit's `visitor` is null, when no key was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     visitor_note: Option<&'a str>,
@@ -96,13 +108,20 @@ pub fn explain(
 ) -> std::io::Result<Summary> {
     let mut summary = Summary::default();
     let classes = BotClasses::new_default().map_err(std::io::Error::other)?;
+    let mut watch = Watch::default();
     for (index, line) in input.split(b'\n').enumerate() {
         let number = index + 1;
         let line = line?;
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let written = match explain_line(&line, number, (counter, &classes), now, no_token) {
+        let written = match explain_line(
+            &line,
+            number,
+            (counter, &classes, &mut watch),
+            now,
+            no_token,
+        ) {
             Ok(json) => {
                 summary.explained += 1;
                 json
@@ -124,7 +143,7 @@ pub fn explain(
 fn explain_line(
     line: &[u8],
     number: usize,
-    (counter, classes): (&Counter, &BotClasses),
+    (counter, classes, watch): (&Counter, &BotClasses, &mut Watch),
     now: DateTime<Utc>,
     no_token: Option<&str>,
 ) -> Result<String, String> {
@@ -154,8 +173,14 @@ fn explain_line(
         host: one("host"),
         x_forwarded_for: all("x-forwarded-for"),
         forwarded: all("forwarded"),
+        protocol: input.protocol.as_deref(),
+        sec_purpose: one("sec-purpose").or_else(|| one("purpose")),
     };
-    let decision = counter.count(&request, Some(peer), input.at.unwrap_or(now));
+    let mut decision = counter.count(&request, Some(peer), input.at.unwrap_or(now));
+    if let Some(hit) = decision.hit.as_mut() {
+        hit.evidence |= watch.signs(hit.at.date_naive(), &hit.visitor, hit.at, hit.shape);
+    }
+    let (evidence, evidence_note) = evidence_of(&decision);
     let counted_as = match decision.counted {
         Counted::Not(_) => None,
         Counted::Page => Some("page"),
@@ -178,8 +203,33 @@ fn explain_line(
         visitor_note: decision.hit.as_ref().and(no_token),
         bot_class,
         bot_class_why,
+        evidence,
+        evidence_note,
     };
     serde_json::to_string(&explained).map_err(|error| format!("cannot write the decision: {error}"))
+}
+
+/// What a request showed, and what it does to its visitor-day (SPEC §3).
+fn evidence_of(decision: &activity::Decision) -> (Vec<&'static str>, Option<&'static str>) {
+    if decision.shows_files {
+        return (
+            Evidence::FILES.words(),
+            Some("a file of the page: marks its visitor-day with a browser's evidence"),
+        );
+    }
+    let Some(hit) = &decision.hit else {
+        return (Vec::new(), None);
+    };
+    let note = (hit.kind == Kind::Person).then(|| {
+        if hit.evidence.has(Evidence::IMPOSTOR) {
+            "an impostor's sign: its visitor-day counts under scanners and crawlers"
+        } else if hit.evidence.passes() {
+            "its visitor-day counts as people (unless it shows an impostor's sign)"
+        } else {
+            "its visitor-day counts as people once it fetches one of the page's files or the app reports a navigation; until then, under scanners and crawlers"
+        }
+    });
+    (hit.evidence.words(), note)
 }
 
 /// The hit as printed: without its token when there is no key to make it.

@@ -15,6 +15,7 @@
 //! - [`routes`] — which path goes to the Leptos app, the JSON API or a file;
 //! - [`connections`] — accepting connections: the cap, the timeouts, the stop;
 //! - [`headers`] — the security headers on every answer;
+//! - [`revalidate`] — the page's files asked for again on every visit;
 //! - [`shutdown`] — stopping on SIGTERM / Ctrl-C;
 //! - [`telemetry`] — logging.
 #![forbid(unsafe_code)]
@@ -33,6 +34,7 @@ pub mod import_keys;
 pub mod key;
 mod private_file;
 pub mod reconnect;
+pub mod revalidate;
 pub mod routes;
 pub mod shutdown;
 pub mod startup;

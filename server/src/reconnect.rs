@@ -9,7 +9,8 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use activity::StoreName;
-use activity::report::{FunnelStep, KindCounts};
+use activity::bot_class::BotClass;
+use activity::report::{BotCount, FunnelStep, KindCounts};
 use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use activity::store::{ActivityStore, Imported, NullStore, StoreError};
 use activity::summary::DaySummary;
@@ -113,6 +114,13 @@ impl ActivityStore for ReconnectingStore {
         since: NaiveDate,
     ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
         self.current().expired_kinds_since(since).await
+    }
+
+    async fn bot_days_since(
+        &self,
+        since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError> {
+        self.current().bot_days_since(since).await
     }
 
     async fn day_summaries(

@@ -169,7 +169,7 @@ impl Application {
             http::StatusCode::REQUEST_TIMEOUT,
             config.connections.request_timeout(),
         ));
-        let router = headers::secure(router, admin);
+        let router = crate::revalidate::page_files(headers::secure(router, admin));
 
         Ok(Self {
             listener,

@@ -14,8 +14,10 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::classify::RequestView;
-use crate::hit::{Counter, Hit};
+use crate::evidence::FilesSeen;
+use crate::hit::Counter;
 use crate::recording::stats::RecorderStats;
+use crate::rows::Seen;
 
 /// Finds the connection's peer address in a request's extensions. With
 /// axum: `|ext| ext.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())`.
@@ -36,9 +38,10 @@ pub struct ActivityLayer {
 
 struct Shared {
     counter: Counter,
-    queue: mpsc::Sender<Hit>,
+    queue: mpsc::Sender<Seen>,
     stats: Arc<RecorderStats>,
     peer: PeerAddress,
+    files_seen: FilesSeen,
 }
 
 impl std::fmt::Debug for ActivityLayer {
@@ -50,7 +53,7 @@ impl std::fmt::Debug for ActivityLayer {
 impl ActivityLayer {
     pub(crate) fn new(
         counter: Counter,
-        queue: mpsc::Sender<Hit>,
+        queue: mpsc::Sender<Seen>,
         stats: Arc<RecorderStats>,
         peer: PeerAddress,
     ) -> Self {
@@ -60,6 +63,7 @@ impl ActivityLayer {
                 queue,
                 stats,
                 peer,
+                files_seen: FilesSeen::new(),
             }),
         }
     }
@@ -119,6 +123,8 @@ fn is_local(peer: IpAddr) -> bool {
 
 // Made once, not parsed from text on every request.
 const SEC_FETCH_DEST: HeaderName = HeaderName::from_static("sec-fetch-dest");
+const SEC_PURPOSE: HeaderName = HeaderName::from_static("sec-purpose");
+const PURPOSE: HeaderName = HeaderName::from_static("purpose");
 const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
 
 /// A header's value as text; bytes that are not UTF-8 are replaced.
@@ -141,6 +147,7 @@ impl Shared {
         let dest = headers.get(SEC_FETCH_DEST).map(text);
         let x_forwarded_for = all(X_FORWARDED_FOR);
         let forwarded = all(http::header::FORWARDED);
+        let purpose = one(SEC_PURPOSE).or_else(|| one(PURPOSE));
         let target = request
             .uri()
             .path_and_query()
@@ -155,6 +162,8 @@ impl Shared {
             host: host.as_deref(),
             x_forwarded_for: x_forwarded_for.iter().map(AsRef::as_ref).collect(),
             forwarded: forwarded.iter().map(AsRef::as_ref).collect(),
+            protocol: Some(protocol(request.version())),
+            sec_purpose: purpose.as_deref(),
         };
         let peer = (self.peer)(request.extensions());
         if (!view.x_forwarded_for.is_empty() || !view.forwarded.is_empty())
@@ -163,12 +172,34 @@ impl Shared {
         {
             self.stats.untrusted_forwarding();
         }
-        let decision = self.counter.count(&view, peer, Utc::now());
+        let now = Utc::now();
+        let decision = self.counter.count(&view, peer, now);
         if let Some(hit) = decision.hit {
-            match self.queue.try_send(hit) {
+            match self.queue.try_send(Seen::Hit(hit)) {
                 Ok(()) => self.stats.queued(),
                 Err(_) => self.stats.dropped(),
             }
+        } else if decision.shows_files {
+            // The first file of a visitor-day marks it; the rest cost no token.
+            let client = self.counter.client_address(&view, peer);
+            if self.files_seen.first(now.date_naive(), client) {
+                let mark = self.counter.files_mark_of(client, now);
+                if self.queue.try_send(Seen::Files(mark)).is_err() {
+                    self.stats.dropped_mark();
+                    self.files_seen.forget(now.date_naive(), client);
+                }
+            }
         }
+    }
+}
+
+/// The request line's protocol as text.
+fn protocol(version: http::Version) -> &'static str {
+    match version {
+        http::Version::HTTP_09 => "HTTP/0.9",
+        http::Version::HTTP_10 => "HTTP/1.0",
+        http::Version::HTTP_2 => "HTTP/2",
+        http::Version::HTTP_3 => "HTTP/3",
+        _ => "HTTP/1.1",
     }
 }

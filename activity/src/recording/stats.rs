@@ -21,6 +21,8 @@ pub struct RecorderStats {
     /// Requests from a local or private address that carried a forwarding
     /// header while no proxy is trusted (`--trusted-proxy` is missing).
     untrusted_forwarding: AtomicU64,
+    /// Marks of file requests the full queue could not take.
+    dropped_marks: AtomicU64,
     /// Hits per second (Unix seconds, oldest first), for the last
     /// [`RECENT_SECONDS`]; only the writer adds to it.
     recent: Mutex<VecDeque<(i64, u64)>>,
@@ -45,6 +47,10 @@ pub struct StatsSnapshot {
     /// Requests from a local or private address with a forwarding header
     /// that was not believed, because no proxy is trusted.
     pub untrusted_forwarding: u64,
+    /// Marks of a visitor-day's file requests (a browser's evidence) that
+    /// the full queue could not take (its next file tries again).
+    #[serde(default)]
+    pub dropped_marks: u64,
 }
 
 impl RecorderStats {
@@ -60,6 +66,10 @@ impl RecorderStats {
                 "requests from this machine or a private network carry X-Forwarded-For or Forwarded, and no proxy is trusted: every visitor behind that proxy counts as one address (on this machine: as the site's own read). Name the proxy with --trusted-proxy (e.g. --trusted-proxy 127.0.0.1)"
             );
         }
+    }
+
+    pub(crate) fn dropped_mark(&self) {
+        self.dropped_marks.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn dropped(&self) {
@@ -128,6 +138,7 @@ impl RecorderStats {
             failed_writes: self.failed_writes.load(Ordering::Relaxed),
             lost: self.lost.load(Ordering::Relaxed),
             untrusted_forwarding: self.untrusted_forwarding.load(Ordering::Relaxed),
+            dropped_marks: self.dropped_marks.load(Ordering::Relaxed),
         }
     }
 }

@@ -20,10 +20,11 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::hit::{Counter, Hit};
+use crate::evidence::Watch;
+use crate::hit::Counter;
 use crate::recording::layer::{ActivityLayer, PeerAddress, socket_addr_extension};
 use crate::recording::stats::{RecorderStats, StatsSnapshot};
-use crate::rows::Batch;
+use crate::rows::{Batch, Seen};
 use crate::store::ActivityStore;
 
 /// How the recorder queues and writes.
@@ -127,16 +128,20 @@ pub fn start_feed(
 /// to let the writer finish.
 #[derive(Clone, Debug)]
 pub struct HitFeed {
-    sender: mpsc::Sender<Hit>,
+    sender: mpsc::Sender<Seen>,
     stats: Arc<RecorderStats>,
 }
 
 impl HitFeed {
-    /// Queues one hit; waits while the queue is full. Fails only if the
-    /// writer has stopped.
-    pub async fn send(&self, hit: Hit) -> Result<(), WriterStopped> {
-        self.sender.send(hit).await.map_err(|_| WriterStopped)?;
-        self.stats.queued();
+    /// Queues one hit (or a file's mark); waits while the queue is full.
+    /// Fails only if the writer has stopped.
+    pub async fn send(&self, seen: impl Into<Seen>) -> Result<(), WriterStopped> {
+        let seen = seen.into();
+        let hit = matches!(seen, Seen::Hit(_));
+        self.sender.send(seen).await.map_err(|_| WriterStopped)?;
+        if hit {
+            self.stats.queued();
+        }
         Ok(())
     }
 }
@@ -147,7 +152,7 @@ impl HitFeed {
 pub struct WriterStopped;
 
 async fn run(
-    mut queue: mpsc::Receiver<Hit>,
+    mut queue: mpsc::Receiver<Seen>,
     store: Arc<dyn ActivityStore>,
     config: RecorderConfig,
     stats: Arc<RecorderStats>,
@@ -155,7 +160,8 @@ async fn run(
 ) {
     let flush_hits = config.flush_hits.max(1);
     let max_batch = config.max_batch_hits.max(flush_hits);
-    let mut buffer: Vec<Hit> = Vec::with_capacity(flush_hits);
+    let mut buffer: Vec<Seen> = Vec::with_capacity(flush_hits);
+    let mut watch = Watch::default();
     let mut held = Held::default();
     let mut backoff = Duration::from_millis(100);
     let mut retry_at: Option<Instant> = None;
@@ -170,8 +176,18 @@ async fn run(
         )
         .await;
         if !buffer.is_empty() {
-            stats.arrived(buffer.iter().map(|hit| hit.at));
-            held.push(Batch::fold(&buffer));
+            // The signs that need time, in arrival order, before folding.
+            for seen in &mut buffer {
+                if let Seen::Hit(hit) = seen {
+                    hit.evidence |=
+                        watch.signs(hit.at.date_naive(), &hit.visitor, hit.at, hit.shape);
+                }
+            }
+            stats.arrived(buffer.iter().filter_map(|seen| match seen {
+                Seen::Hit(hit) => Some(hit.at),
+                Seen::Files(_) => None,
+            }));
+            held.push(Batch::fold_all(&buffer));
             buffer.clear();
         }
         let due = retry_at.is_none_or(|at| Instant::now() >= at);
@@ -292,9 +308,9 @@ const TICK: Duration = Duration::from_millis(10);
 /// queue is closed and empty (the server stopped: every sender is gone, or
 /// `closing` says the writer is told to finish).
 async fn collect(
-    queue: &mut mpsc::Receiver<Hit>,
+    queue: &mut mpsc::Receiver<Seen>,
     closing: &AtomicBool,
-    buffer: &mut Vec<Hit>,
+    buffer: &mut Vec<Seen>,
     (flush, most): (usize, usize),
     deadline: Instant,
 ) -> bool {

@@ -98,6 +98,8 @@ pub fn write_visitors(
         "requests",
         "bots",
         "self_reads",
+        "evidence",
+        "bot_classes",
         "top_paths",
         "sources",
     ];
@@ -112,6 +114,12 @@ pub fn write_visitors(
             row.requests.to_string(),
             row.bots.to_string(),
             row.self_reads.to_string(),
+            row.evidence.words().join("; "),
+            row.bot_classes
+                .iter()
+                .map(activity::bot_class::BotClass::as_str)
+                .collect::<Vec<_>>()
+                .join(" "),
             serde_json::to_string(&row.top_paths)?,
             serde_json::to_string(&row.sources)?,
         ])

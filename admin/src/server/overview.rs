@@ -5,14 +5,15 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use activity::report::{self, KindCounts, SourceReport};
+use activity::bot_class::BotClass;
+use activity::report::{self, BotCount, KindCounts, SourceReport};
 use activity::rows::VisitorDay;
 use activity::source::SourceGroup;
 use activity::summary::DaySummary;
 use chrono::{DateTime, Days, NaiveDate, NaiveTime, Utc};
 
 use crate::model::{
-    DayKinds, Overview, SourceRow, StoreLine, StoreStatus, Totals, VisitorRow, WriterStatus,
+    BotRow, DayKinds, Overview, SourceRow, StoreLine, StoreStatus, Totals, VisitorRow, WriterStatus,
 };
 use crate::server::Admin;
 use crate::server::summaries::Marks;
@@ -102,10 +103,27 @@ pub async fn overview(admin: &Admin, range: u16, now: DateTime<Utc>, details: bo
         sources: source_rows(&now_sum.sources),
         funnel: report::funnel_of_counts(steps, &now_sum.steps),
         top_paths: report::top_of(current.iter().flat_map(|s| &s.paths), TOP_PATHS),
+        bots: bot_rows(&now_sum.bots),
         last_five_minutes: admin.recorder().map_or(0, |stats| stats.recent(now, 300)),
         stores: statuses(admin, &marks, summary_error.as_deref(), details).await,
         writer: writer_status(admin),
     }
+}
+
+/// Every bot class of the closed list, in its order, with the range's figures.
+fn bot_rows(bots: &BTreeMap<BotClass, BotCount>) -> Vec<BotRow> {
+    BotClass::ALL
+        .into_iter()
+        .map(|class| {
+            let count = bots.get(&class).copied().unwrap_or_default();
+            BotRow {
+                class: class.as_str().to_owned(),
+                label: class.label().to_owned(),
+                requests: count.requests,
+                visitor_days: count.visitor_days,
+            }
+        })
+        .collect()
 }
 
 /// The writer's and the edge's figures since this server started.
@@ -245,6 +263,7 @@ fn visitor_row(row: VisitorDay) -> VisitorRow {
         requests: row.requests,
         bots: row.bots,
         self_reads: row.self_reads,
+        evidence: row.evidence.words().join("; "),
         top_paths: paths.into_iter().take(5).map(|p| p.path).collect(),
         sources: row.sources.iter().map(|s| s.source.to_string()).collect(),
     }

@@ -234,20 +234,23 @@ async fn read(
         [store] => store.day_summaries(first, last, steps).await,
         several => {
             let reads = futures::future::join_all(several.iter().map(|store| async move {
-                let (visitors, expired, hours) = futures::join!(
+                let (visitors, expired, hours, bots) = futures::join!(
                     store.visitors_since(first),
                     store.expired_kinds_since(first),
-                    store.hours_since(summary::midnight(first))
+                    store.hours_since(summary::midnight(first)),
+                    store.bot_days_since(first)
                 );
-                Ok::<_, StoreError>((visitors?, expired?, hours?))
+                Ok::<_, StoreError>((visitors?, expired?, hours?, bots?))
             }))
             .await;
-            let (mut visitors, mut expired, mut hours) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut visitors, mut expired, mut hours, mut bots) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             for read in reads {
-                let (v, e, h) = read?;
+                let (v, e, h, b) = read?;
                 visitors.extend(v);
                 expired.extend(e);
                 hours.extend(h);
+                bots.extend(b);
             }
             Ok(summary::summarize(
                 first,
@@ -255,6 +258,7 @@ async fn read(
                 &report::merge_visitors(&visitors),
                 &expired,
                 &hours,
+                &bots,
                 steps,
             ))
         }
@@ -344,6 +348,13 @@ mod tests {
             since: NaiveDate,
         ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
             self.0.expired_kinds_since(since).await
+        }
+        async fn bot_days_since(
+            &self,
+            since: NaiveDate,
+        ) -> Result<Vec<(NaiveDate, activity::bot_class::BotClass, report::BotCount)>, StoreError>
+        {
+            self.0.bot_days_since(since).await
         }
         fn cost(&self) -> activity::rows::Cost {
             self.0.cost()

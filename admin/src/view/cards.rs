@@ -35,6 +35,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         sources,
         funnel,
         top_paths,
+        bots,
         last_five_minutes,
         stores,
         writer,
@@ -58,9 +59,9 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
             <Figure label="Visitor-days" now=totals.visitors.total() before=previous.visitors.total()
                 note="one address on one day, whatever it asked for" />
             <Figure label="People" now=totals.visitors.people before=previous.visitors.people
-                note="visitor-days that were neither bots nor the site itself" />
+                note="visitor-days with a browser's evidence: neither bots nor the site itself" />
             <Figure label="Scanners and crawlers" now=totals.visitors.scanners before=previous.visitors.scanners
-                note="a bot agent, or probing for files a site like this never has" />
+                note="a bot agent, probing for files a site like this never has, or a browser's agent with none of a browser's evidence" />
             <Figure label="Own reads" now=totals.visitors.own_reads before=previous.visitors.own_reads
                 note="the site reading itself: this machine, or the self-read mark" />
             <Figure label="Requests" now=totals.requests before=previous.requests
@@ -78,6 +79,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         <Show when=move || toggles.funnel.get()>
             <FunnelCard steps=funnel.clone() />
         </Show>
+        <BotsCard rows=bots />
         <TopPathsCard paths=top_paths />
         <StoresCard stores lines=store_lines_for_card writer />
     }
@@ -183,6 +185,41 @@ fn FunnelCard(steps: Vec<activity::report::FunnelCount>) -> impl IntoView {
             <p class="card-note">"Visitor-days of people that reached each step, and their share of the first step."</p>
             <table>
                 <thead><tr><th scope="col">"Step"</th><th scope="col">"Visitor-days"</th><th scope="col">"Share of first"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </section>
+    }
+}
+
+/// Which bots came: requests and visitor-days per class of the closed list.
+#[component]
+fn BotsCard(rows: Vec<crate::model::BotRow>) -> impl IntoView {
+    let rows = rows
+        .into_iter()
+        .map(|row| {
+            view! {
+                <tr data-bot-class=row.class>
+                    <th scope="row">{row.label}</th>
+                    <td>{row.requests}</td>
+                    <td>{row.visitor_days}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="card bots-card" aria-labelledby="bots-title">
+            <h2 id="bots-title">"Which bots"</h2>
+            <p class="card-note">
+                "Scanners and crawlers by class, from their agent or from what they did: a probe \
+                 for files a site like this never has, or a browser's agent that never fetched a \
+                 page's files, counts as a scanner. One visitor-day can show several classes. \
+                 No agent text is kept."
+            </p>
+            <table>
+                <thead><tr>
+                    <th scope="col">"Class"</th><th scope="col">"Requests"</th>
+                    <th scope="col">"Visitor-days"</th>
+                </tr></thead>
                 <tbody>{rows}</tbody>
             </table>
         </section>

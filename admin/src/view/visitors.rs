@@ -113,6 +113,7 @@ fn VisitorTable(range: RwSignal<u16>, session: RwSignal<u32>) -> impl IntoView {
                                     <th scope="col">"Store"</th><th scope="col">"Day"</th><th scope="col">"Token"</th>
                                     <th scope="col">"Network"</th><th scope="col">"First seen"</th><th scope="col">"Last seen"</th>
                                     <th scope="col">"Requests"</th><th scope="col">"Bots"</th><th scope="col">"Own reads"</th>
+                                    <th scope="col">"Evidence"</th>
                                     <th scope="col">"Top paths"</th><th scope="col">"Sources"</th>
                                 </tr></thead>
                                 <tbody>{rows}</tbody>
@@ -139,6 +140,7 @@ fn row(row: VisitorRow) -> impl IntoView {
             <td>{row.requests}</td>
             <td>{row.bots}</td>
             <td>{row.self_reads}</td>
+            <td>{row.evidence}</td>
             <td>{row.top_paths.join(" ")}</td>
             <td>{row.sources.join(" ")}</td>
         </tr>

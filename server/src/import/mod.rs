@@ -4,6 +4,7 @@
 //! through the same batch writer. A store's import ledger (`ledger.rs`)
 //! keeps a log from being counted twice.
 
+pub mod evidence;
 pub mod ledger;
 pub mod lines;
 pub use activity::logline;
@@ -80,6 +81,7 @@ pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
         .filter(|_| !args.logs.iter().any(|log| log.as_os_str() == "-"));
     let mut progress = Progress::new(args.quiet, total);
     let mut tally = Tally::default();
+    let mut watch = evidence::EvidenceWatch::default();
     let mut noted: HashMap<String, Imported> = HashMap::new();
 
     for path in &args.logs {
@@ -122,6 +124,7 @@ pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
             counter: &counter,
             feed: &feed,
             tally: &mut tally,
+            watch: &mut watch,
             progress: &mut progress,
         }
         .log(&mut input, &label, lines_before)
@@ -133,6 +136,7 @@ pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
         }
     }
     drop(feed);
+    tally.evidence = Some(watch.finish(counter.rules().config().browser_evidence));
     let written = writer.finish().await;
     let took = progress.finish(tally.lines);
     if !args.quiet {
@@ -161,6 +165,7 @@ struct Run<'a> {
     counter: &'a Counter,
     feed: &'a HitFeed,
     tally: &'a mut Tally,
+    watch: &'a mut evidence::EvidenceWatch,
     progress: &'a mut Progress,
 }
 
@@ -208,12 +213,24 @@ impl Run<'_> {
             host: None,
             x_forwarded_for: Vec::new(),
             forwarded: Vec::new(),
+            protocol: Some(&request.protocol),
+            sec_purpose: None,
         };
         let decision = self.counter.count(&view, Some(request.peer), request.at);
         self.tally.decided(&decision, request.at.date_naive());
         if let Some(hit) = decision.hit {
+            self.watch.hit(&hit);
             self.feed
                 .send(hit)
+                .await
+                .context("the writer stopped during the import")?;
+        } else if decision.shows_files {
+            let mark = self
+                .counter
+                .files_mark(&view, Some(request.peer), request.at);
+            self.watch.files(&mark);
+            self.feed
+                .send(activity::rows::Seen::Files(mark))
                 .await
                 .context("the writer stopped during the import")?;
         }

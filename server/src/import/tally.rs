@@ -43,6 +43,8 @@ pub struct Tally {
     pub malformed: BTreeMap<LineError, u64>,
     /// The first malformed lines: (log, line number, what is wrong).
     pub first_malformed: Vec<(String, u64, LineError)>,
+    /// What the browser-evidence rule did to the imported visitor-days.
+    pub evidence: Option<super::evidence::EvidenceTally>,
 }
 
 impl Tally {
@@ -129,6 +131,9 @@ impl fmt::Display for Tally {
         }
         for (log, line, why) in &self.first_malformed {
             writeln!(f, "  {log}:{line}: {why}")?;
+        }
+        if let Some(evidence) = &self.evidence {
+            write!(f, "{evidence}")?;
         }
         Ok(())
     }

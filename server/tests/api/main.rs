@@ -9,6 +9,7 @@ mod export;
 mod faults;
 mod first_run;
 mod helpers;
+mod impostors;
 mod leaks;
 mod recording;
 mod routes;

@@ -16,7 +16,8 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use activity::StoreName;
-use activity::report::{FunnelStep, KindCounts};
+use activity::bot_class::BotClass;
+use activity::report::{BotCount, FunnelStep, KindCounts};
 use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use activity::store::{ActivityStore, CostMeter, Imported, Retention, StoreError};
 use activity::summary::{self as reference, DaySummary, MAX_STEPS};
@@ -174,6 +175,15 @@ impl ActivityStore for PostgresStore {
     ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
         let started = Instant::now();
         let result = read::expired_kinds_since(&self.pool, &self.name, since).await;
+        self.metered(started, result)
+    }
+
+    async fn bot_days_since(
+        &self,
+        since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError> {
+        let started = Instant::now();
+        let result = read::bot_days_since(&self.pool, &self.name, since).await;
         self.metered(started, result)
     }
 

@@ -4,7 +4,9 @@
 use activity::StoreName;
 use activity::VisitorToken;
 use activity::address::Network;
-use activity::report::KindCounts;
+use activity::bot_class::{BotClass, ClassSet};
+use activity::evidence::Evidence;
+use activity::report::{BotCount, KindCounts};
 use activity::rows::{HourRow, PathCount, SourceCount, VisitorDay, attach_parts};
 use activity::source::Source;
 use activity::store::StoreError;
@@ -115,7 +117,7 @@ async fn visitors(
 ) -> Result<Vec<VisitorDay>, StoreError> {
     let (order, _) = chosen(limit);
     let query = format!(
-        "SELECT day, visitor, network, first_seen, last_seen, requests, bots, self_reads \
+        "SELECT day, visitor, network, first_seen, last_seen, requests, bots, self_reads, evidence, bot_classes \
          FROM visitor_days WHERE store = $1 AND day >= $2 {order}"
     );
     let mut query = sqlx::query(&query).bind(store.as_str()).bind(since);
@@ -138,6 +140,13 @@ async fn visitors(
             requests: count(get(row, "requests")?),
             bots: count(get(row, "bots")?),
             self_reads: count(get(row, "self_reads")?),
+            evidence: Evidence(
+                u8::try_from(get::<i32>(row, "evidence")?).map_err(|_| invalid("evidence"))?,
+            ),
+            bot_classes: ClassSet(
+                u16::try_from(get::<i32>(row, "bot_classes")?)
+                    .map_err(|_| invalid("bot classes"))?,
+            ),
             top_paths: Vec::new(),
             sources: Vec::new(),
         });
@@ -227,6 +236,36 @@ pub(crate) async fn expired_kinds_since(
                 own_reads: count(get(row, "own_reads")?),
             };
             Ok((get::<NaiveDate>(row, "day")?, kinds))
+        })
+        .collect()
+}
+
+/// Bot requests per day and class, with expired days' visitor-days.
+pub(crate) async fn bot_days_since(
+    pool: &PgPool,
+    store: &StoreName,
+    since: NaiveDate,
+) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT day, class, requests, visitor_days FROM day_bots \
+         WHERE store = $1 AND day >= $2 ORDER BY day, class",
+    )
+    .bind(store.as_str())
+    .bind(since)
+    .fetch_all(pool)
+    .await
+    .map_err(failed)?;
+    rows.iter()
+        .map(|row| {
+            let class: String = get(row, "class")?;
+            Ok((
+                get(row, "day")?,
+                BotClass::parse(&class).ok_or_else(|| invalid("bot class"))?,
+                BotCount {
+                    requests: count(get(row, "requests")?),
+                    visitor_days: count(get(row, "visitor_days")?),
+                },
+            ))
         })
         .collect()
 }

@@ -4,7 +4,9 @@
 //! day from `day_totals`. Only a few hundred rows per day leave the server.
 
 use activity::StoreName;
-use activity::report::{FunnelStep, KindCounts, PathTotal};
+use activity::bot_class::BotClass;
+use activity::kind_sql;
+use activity::report::{BotCount, FunnelStep, KindCounts, PathTotal};
 use activity::store::StoreError;
 use activity::summary::{DaySummary, Days, midnight, step_bits};
 use chrono::{Days as DayCount, NaiveDate};
@@ -13,6 +15,7 @@ use sqlx::postgres::PgRow;
 
 use crate::failed;
 use crate::read::{count, get, invalid};
+use crate::write::class_bits;
 
 /// Requests per day from `since` on, oldest first.
 pub(crate) async fn day_requests(
@@ -33,17 +36,21 @@ pub(crate) async fn day_requests(
         .collect()
 }
 
-/// A people visitor-day: it made more requests than bots and own reads.
-const PEOPLE: &str = "v.requests > v.bots + v.self_reads";
-
-const KINDS: &str = "SELECT day, \
-       SUM(CASE WHEN requests > bots + self_reads THEN 1 ELSE 0 END)::int8 AS people, \
-       SUM(CASE WHEN requests <= bots + self_reads AND bots > 0 THEN 1 ELSE 0 END)::int8 AS scanners, \
-       SUM(CASE WHEN requests <= bots + self_reads AND bots = 0 THEN 1 ELSE 0 END)::int8 AS own_reads \
-     FROM visitor_days WHERE store = $1 AND day BETWEEN $2 AND $3 GROUP BY day \
-     UNION ALL \
-     SELECT day, people, scanners, own_reads FROM day_kinds \
-     WHERE store = $1 AND day BETWEEN $2 AND $3";
+fn kinds() -> String {
+    format!(
+        "SELECT day, \
+           SUM(CASE WHEN {people} THEN 1 ELSE 0 END)::int8 AS people, \
+           SUM(CASE WHEN {scanners} THEN 1 ELSE 0 END)::int8 AS scanners, \
+           SUM(CASE WHEN {own_reads} THEN 1 ELSE 0 END)::int8 AS own_reads \
+         FROM visitor_days WHERE store = $1 AND day BETWEEN $2 AND $3 GROUP BY day \
+         UNION ALL \
+         SELECT day, people, scanners, own_reads FROM day_kinds \
+         WHERE store = $1 AND day BETWEEN $2 AND $3",
+        people = kind_sql::people(""),
+        scanners = kind_sql::scanners(""),
+        own_reads = kind_sql::own_reads("")
+    )
+}
 
 /// The summaries of the days from `first` to `last` that have rows.
 pub(crate) async fn day_summaries(
@@ -56,7 +63,7 @@ pub(crate) async fn day_summaries(
     let mut days = Days::new(steps.len());
     let day_of = |row: &PgRow| get::<NaiveDate>(row, "day");
 
-    for row in query(pool, KINDS, store, first, last).await? {
+    for row in query(pool, &kinds(), store, first, last).await? {
         days.day(day_of(&row)?).kinds += KindCounts {
             people: count(get(&row, "people")?),
             scanners: count(get(&row, "scanners")?),
@@ -64,12 +71,13 @@ pub(crate) async fn day_summaries(
         };
     }
 
+    let people = kind_sql::people("v.");
     let sources = format!(
         "SELECT day, sources, COUNT(*) AS visitors FROM ( \
            SELECT v.day, string_agg(s.source, ' ') AS sources \
            FROM visitor_days v LEFT JOIN visitor_sources s \
              ON s.store = v.store AND s.day = v.day AND s.visitor = v.visitor \
-           WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {PEOPLE} \
+           WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {people} \
            GROUP BY v.day, v.visitor) AS sets \
          GROUP BY day, sources"
     );
@@ -87,7 +95,7 @@ pub(crate) async fn day_summaries(
            FROM visitor_days v \
            JOIN visitor_paths p ON p.store = v.store AND p.day = v.day AND p.visitor = v.visitor \
            JOIN UNNEST($4::text[], $5::int8[]) AS f(path, bit) ON f.path = p.path \
-           WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {PEOPLE} \
+           WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {people} \
            GROUP BY v.day, v.visitor) AS sets \
          GROUP BY day, mask"
     );
@@ -128,7 +136,61 @@ pub(crate) async fn day_summaries(
             self_reads: count(get(&row, "self_reads")?),
         });
     }
+    bot_classes(pool, store, (first, last), &mut days).await?;
     Ok(days.finish())
+}
+
+/// Scanners and crawlers by class: the kept requests (and expired days'
+/// visitor-days), live visitor-days per class, and disguised visitor-days'
+/// person-looking requests as a scanner's.
+async fn bot_classes(
+    pool: &PgPool,
+    store: &StoreName,
+    (first, last): (NaiveDate, NaiveDate),
+    days: &mut Days,
+) -> Result<(), StoreError> {
+    let kept = "SELECT day, class, requests, visitor_days FROM day_bots \
+                WHERE store = $1 AND day BETWEEN $2 AND $3";
+    let live = format!(
+        "SELECT day, c.class, 0::int8 AS requests, COUNT(*)::int8 AS visitor_days \
+         FROM visitor_days JOIN UNNEST($4::text[], $5::int4[]) AS c(class, bit) \
+           ON ({classes} & c.bit) <> 0 \
+         WHERE store = $1 AND day BETWEEN $2 AND $3 AND {scanners} GROUP BY day, c.class \
+         UNION ALL \
+         SELECT day, 'scanner' AS class, SUM(requests - bots - self_reads)::int8 AS requests, \
+                0::int8 AS visitor_days \
+         FROM visitor_days WHERE store = $1 AND day BETWEEN $2 AND $3 AND {disguised} GROUP BY day",
+        classes = kind_sql::classes(""),
+        scanners = kind_sql::scanners(""),
+        disguised = kind_sql::disguised("")
+    );
+    let (names, bits) = class_bits();
+    let mut rows = query(pool, kept, store, first, last).await?;
+    rows.extend(
+        sqlx::query(&live)
+            .bind(store.as_str())
+            .bind(first)
+            .bind(last)
+            .bind(names)
+            .bind(bits)
+            .fetch_all(pool)
+            .await
+            .map_err(failed)?,
+    );
+    for row in rows {
+        let count = BotCount {
+            requests: count(get(&row, "requests")?),
+            visitor_days: count(get(&row, "visitor_days")?),
+        };
+        let class: String = get(&row, "class")?;
+        let class = BotClass::parse(&class).ok_or_else(|| invalid("bot class"))?;
+        *days
+            .day(get::<NaiveDate>(&row, "day")?)
+            .bots
+            .entry(class)
+            .or_default() += count;
+    }
+    Ok(())
 }
 
 async fn query(

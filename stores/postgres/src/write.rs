@@ -8,6 +8,16 @@ use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 
 use crate::failed;
+use activity::bot_class::BotClass;
+use activity::kind_sql;
+
+/// Each bot class's name and bit, as two arrays for `UNNEST`.
+pub(crate) fn class_bits() -> (Vec<&'static str>, Vec<i32>) {
+    BotClass::ALL
+        .iter()
+        .map(|class| (class.as_str(), i32::from(class.bit())))
+        .unzip()
+}
 
 /// PostgreSQL BIGINTs are signed; counts never come near the limit.
 pub(crate) fn int(count: u64) -> i64 {
@@ -65,9 +75,11 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
         let rows = &batch.visitors;
         sqlx::query(
             "INSERT INTO visitor_days \
-             (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads) \
+             (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads, \
+              evidence, bot_classes) \
              SELECT * FROM UNNEST($1::text[], $2::date[], $3::text[], $4::text[], \
-                                  $5::timestamptz[], $6::timestamptz[], $7::int8[], $8::int8[], $9::int8[]) \
+                                  $5::timestamptz[], $6::timestamptz[], $7::int8[], $8::int8[], $9::int8[], \
+                                  $10::int4[], $11::int4[]) \
              ON CONFLICT (store, day, visitor) DO UPDATE SET \
              network = CASE WHEN excluded.last_seen >= visitor_days.last_seen \
                             THEN excluded.network ELSE visitor_days.network END, \
@@ -75,7 +87,9 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
              last_seen = GREATEST(visitor_days.last_seen, excluded.last_seen), \
              requests = visitor_days.requests + excluded.requests, \
              bots = visitor_days.bots + excluded.bots, \
-             self_reads = visitor_days.self_reads + excluded.self_reads",
+             self_reads = visitor_days.self_reads + excluded.self_reads, \
+             evidence = visitor_days.evidence | excluded.evidence, \
+             bot_classes = visitor_days.bot_classes | excluded.bot_classes",
         )
         .bind(rows.iter().map(|r| r.store.to_string()).collect::<Vec<_>>())
         .bind(rows.iter().map(|r| r.day).collect::<Vec<_>>())
@@ -86,6 +100,50 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
         .bind(rows.iter().map(|r| int(r.requests)).collect::<Vec<_>>())
         .bind(rows.iter().map(|r| int(r.bots)).collect::<Vec<_>>())
         .bind(rows.iter().map(|r| int(r.self_reads)).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| i32::from(r.evidence.0)).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| i32::from(r.bot_classes.0)).collect::<Vec<_>>())
+        .execute(&mut *tx)
+        .await
+        .map_err(failed)?;
+    }
+    if !batch.marks.is_empty() {
+        // A browser's evidence on visitor-days already kept; a mark without
+        // a row marks nothing. After the visitor rows, so a row of this batch is found.
+        let marks = &batch.marks;
+        sqlx::query(
+            "UPDATE visitor_days v SET evidence = v.evidence | 1 \
+             FROM UNNEST($1::text[], $2::date[], $3::text[]) AS m(store, day, visitor) \
+             WHERE v.store = m.store AND v.day = m.day AND v.visitor = m.visitor",
+        )
+        .bind(
+            marks
+                .iter()
+                .map(|m| m.store.to_string())
+                .collect::<Vec<_>>(),
+        )
+        .bind(marks.iter().map(|m| m.day).collect::<Vec<_>>())
+        .bind(
+            marks
+                .iter()
+                .map(|m| m.visitor.to_string())
+                .collect::<Vec<_>>(),
+        )
+        .execute(&mut *tx)
+        .await
+        .map_err(failed)?;
+    }
+    if !batch.bot_days.is_empty() {
+        let rows = &batch.bot_days;
+        sqlx::query(
+            "INSERT INTO day_bots (store, day, class, requests, visitor_days) \
+             SELECT s, d, c, r, 0 FROM UNNEST($1::text[], $2::date[], $3::text[], $4::int8[]) AS b(s, d, c, r) \
+             ON CONFLICT (store, day, class) DO UPDATE SET \
+             requests = day_bots.requests + excluded.requests",
+        )
+        .bind(rows.iter().map(|r| r.store.to_string()).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| r.day).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| r.class.as_str()).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| int(r.requests)).collect::<Vec<_>>())
         .execute(&mut *tx)
         .await
         .map_err(failed)?;
@@ -139,23 +197,53 @@ pub(crate) async fn enforce_retention(
 ) -> Result<(), StoreError> {
     let cutoff = now.date_naive() - chrono::Days::new(u64::from(retention.visitor_days));
     let mut tx = pool.begin().await.map_err(failed)?;
-    sqlx::query(
+    let keep_kinds = format!(
         "INSERT INTO day_kinds (store, day, people, scanners, own_reads) \
          SELECT store, day, \
-                SUM(CASE WHEN requests > bots + self_reads THEN 1 ELSE 0 END), \
-                SUM(CASE WHEN requests <= bots + self_reads AND bots > 0 THEN 1 ELSE 0 END), \
-                SUM(CASE WHEN requests <= bots + self_reads AND bots = 0 THEN 1 ELSE 0 END) \
+                SUM(CASE WHEN {people} THEN 1 ELSE 0 END), \
+                SUM(CASE WHEN {scanners} THEN 1 ELSE 0 END), \
+                SUM(CASE WHEN {own_reads} THEN 1 ELSE 0 END) \
          FROM visitor_days WHERE store = $1 AND day < $2 GROUP BY store, day \
          ON CONFLICT (store, day) DO UPDATE SET \
            people = day_kinds.people + excluded.people, \
            scanners = day_kinds.scanners + excluded.scanners, \
            own_reads = day_kinds.own_reads + excluded.own_reads",
-    )
-    .bind(store.as_str())
-    .bind(cutoff)
-    .execute(&mut *tx)
-    .await
-    .map_err(failed)?;
+        people = kind_sql::people(""),
+        scanners = kind_sql::scanners(""),
+        own_reads = kind_sql::own_reads("")
+    );
+    let keep_classes = format!(
+        "INSERT INTO day_bots (store, day, class, requests, visitor_days) \
+         SELECT v.store, v.day, c.class, 0, COUNT(*) \
+         FROM visitor_days v JOIN UNNEST($3::text[], $4::int4[]) AS c(class, bit) \
+           ON ({classes} & c.bit) <> 0 \
+         WHERE v.store = $1 AND v.day < $2 AND {scanners} GROUP BY v.store, v.day, c.class \
+         ON CONFLICT (store, day, class) DO UPDATE SET \
+           visitor_days = day_bots.visitor_days + excluded.visitor_days",
+        classes = kind_sql::classes("v."),
+        scanners = kind_sql::scanners("v.")
+    );
+    // A disguised visitor-day's person-looking requests are a scanner's.
+    let keep_disguised = format!(
+        "INSERT INTO day_bots (store, day, class, requests, visitor_days) \
+         SELECT store, day, 'scanner', SUM(requests - bots - self_reads), 0 \
+         FROM visitor_days WHERE store = $1 AND day < $2 AND {disguised} GROUP BY store, day \
+         ON CONFLICT (store, day, class) DO UPDATE SET \
+           requests = day_bots.requests + excluded.requests",
+        disguised = kind_sql::disguised("")
+    );
+    let (names, bits) = class_bits();
+    for (sql, with_bits) in [
+        (keep_kinds, false),
+        (keep_classes, true),
+        (keep_disguised, false),
+    ] {
+        let mut query = sqlx::query(&sql).bind(store.as_str()).bind(cutoff);
+        if with_bits {
+            query = query.bind(names.clone()).bind(bits.clone());
+        }
+        query.execute(&mut *tx).await.map_err(failed)?;
+    }
     for table in ["visitor_paths", "visitor_sources", "visitor_days"] {
         sqlx::query(&format!(
             "DELETE FROM {table} WHERE store = $1 AND day < $2"

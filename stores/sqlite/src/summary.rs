@@ -4,14 +4,16 @@
 //! `day_totals`. Only a few hundred rows per day leave the engine.
 
 use activity::StoreName;
-use activity::report::{FunnelStep, KindCounts, PathTotal};
+use activity::report::{BotCount, FunnelStep, KindCounts, PathTotal};
 use activity::store::StoreError;
 use activity::summary::{DaySummary, Days, step_bits};
 use chrono::NaiveDate;
 use sqlx::SqlitePool;
 
 use crate::failed;
-use crate::read::{count, day, get, invalid};
+use crate::read::{class, count, day, get, invalid};
+use crate::rule;
+use activity::kind_sql;
 
 /// Requests per day from `since` on, oldest first.
 pub(crate) async fn day_requests(
@@ -37,17 +39,21 @@ pub(crate) async fn day_requests(
         .collect()
 }
 
-/// A people visitor-day: it made more requests than bots and own reads.
-const PEOPLE: &str = "v.requests > v.bots + v.self_reads";
-
-const KINDS: &str = "SELECT day, \
-       SUM(CASE WHEN requests > bots + self_reads THEN 1 ELSE 0 END) AS people, \
-       SUM(CASE WHEN requests <= bots + self_reads AND bots > 0 THEN 1 ELSE 0 END) AS scanners, \
-       SUM(CASE WHEN requests <= bots + self_reads AND bots = 0 THEN 1 ELSE 0 END) AS own_reads \
-     FROM visitor_days WHERE store = ?1 AND day BETWEEN ?2 AND ?3 GROUP BY day \
-     UNION ALL \
-     SELECT day, people, scanners, own_reads FROM day_kinds \
-     WHERE store = ?1 AND day BETWEEN ?2 AND ?3";
+fn kinds() -> String {
+    format!(
+        "SELECT day, \
+           SUM(CASE WHEN {people} THEN 1 ELSE 0 END) AS people, \
+           SUM(CASE WHEN {scanners} THEN 1 ELSE 0 END) AS scanners, \
+           SUM(CASE WHEN {own_reads} THEN 1 ELSE 0 END) AS own_reads \
+         FROM visitor_days WHERE store = ?1 AND day BETWEEN ?2 AND ?3 GROUP BY day \
+         UNION ALL \
+         SELECT day, people, scanners, own_reads FROM day_kinds \
+         WHERE store = ?1 AND day BETWEEN ?2 AND ?3",
+        people = kind_sql::people(""),
+        scanners = kind_sql::scanners(""),
+        own_reads = kind_sql::own_reads("")
+    )
+}
 
 /// The summaries of the days from `first` to `last` that have rows.
 pub(crate) async fn day_summaries(
@@ -61,7 +67,7 @@ pub(crate) async fn day_summaries(
     let mut days = Days::new(steps.len());
     let day_of = |row: &sqlx::sqlite::SqliteRow| day(&get::<String>(row, "day")?);
 
-    for row in query(pool, KINDS, store, &from, &to).await? {
+    for row in query(pool, &kinds(), store, &from, &to).await? {
         days.day(day_of(&row)?).kinds += KindCounts {
             people: count(get(&row, "people")?),
             scanners: count(get(&row, "scanners")?),
@@ -69,12 +75,13 @@ pub(crate) async fn day_summaries(
         };
     }
 
+    let people = kind_sql::people("v.");
     let sources = format!(
         "SELECT day, sources, COUNT(*) AS visitors FROM ( \
            SELECT v.day, group_concat(s.source, ' ') AS sources \
            FROM visitor_days v LEFT JOIN visitor_sources s \
              ON s.store = v.store AND s.day = v.day AND s.visitor = v.visitor \
-           WHERE v.store = ?1 AND v.day BETWEEN ?2 AND ?3 AND {PEOPLE} \
+           WHERE v.store = ?1 AND v.day BETWEEN ?2 AND ?3 AND {people} \
            GROUP BY v.day, v.visitor) \
          GROUP BY day, sources"
     );
@@ -92,7 +99,7 @@ pub(crate) async fn day_summaries(
            FROM visitor_days v \
            JOIN visitor_paths p ON p.store = v.store AND p.day = v.day AND p.visitor = v.visitor \
            JOIN json_each(?4) f ON f.value->>0 = p.path \
-           WHERE v.store = ?1 AND v.day BETWEEN ?2 AND ?3 AND {PEOPLE} \
+           WHERE v.store = ?1 AND v.day BETWEEN ?2 AND ?3 AND {people} \
            GROUP BY v.day, v.visitor) \
          GROUP BY day, mask"
     );
@@ -133,7 +140,55 @@ pub(crate) async fn day_summaries(
         });
     }
 
+    bot_classes(pool, store, (&from, &to), &mut days).await?;
     Ok(days.finish())
+}
+
+/// Scanners and crawlers by class: the kept requests (and expired days'
+/// visitor-days), live visitor-days per class, and disguised visitor-days'
+/// person-looking requests as a scanner's.
+async fn bot_classes(
+    pool: &SqlitePool,
+    store: &StoreName,
+    (from, to): (&str, &str),
+    days: &mut Days,
+) -> Result<(), StoreError> {
+    let kept = "SELECT day, class, requests, visitor_days FROM day_bots \
+                WHERE store = ?1 AND day BETWEEN ?2 AND ?3";
+    let live = format!(
+        "SELECT day, c.value->>0 AS class, 0 AS requests, COUNT(*) AS visitor_days \
+         FROM visitor_days JOIN json_each(?4) c ON ({classes} & (c.value->>1)) != 0 \
+         WHERE store = ?1 AND day BETWEEN ?2 AND ?3 AND {scanners} GROUP BY day, c.value->>0 \
+         UNION ALL \
+         SELECT day, 'scanner' AS class, SUM(requests - bots - self_reads) AS requests, 0 AS visitor_days \
+         FROM visitor_days WHERE store = ?1 AND day BETWEEN ?2 AND ?3 AND {disguised} GROUP BY day",
+        classes = kind_sql::classes(""),
+        scanners = kind_sql::scanners(""),
+        disguised = kind_sql::disguised("")
+    );
+    let mut rows = query(pool, kept, store, from, to).await?;
+    rows.extend(
+        sqlx::query(&live)
+            .bind(store.as_str())
+            .bind(from)
+            .bind(to)
+            .bind(rule::class_bits())
+            .fetch_all(pool)
+            .await
+            .map_err(failed)?,
+    );
+    for row in rows {
+        let count = BotCount {
+            requests: count(get(&row, "requests")?),
+            visitor_days: count(get(&row, "visitor_days")?),
+        };
+        let summary = days.day(day(&get::<String>(&row, "day")?)?);
+        *summary
+            .bots
+            .entry(class(&get::<String>(&row, "class")?)?)
+            .or_default() += count;
+    }
+    Ok(())
 }
 
 async fn query(

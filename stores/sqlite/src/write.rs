@@ -9,6 +9,8 @@ use serde_json::json;
 use sqlx::SqlitePool;
 
 use crate::failed;
+use crate::rule;
+use activity::kind_sql;
 
 /// SQLite integers are signed; counts never come near the limit.
 pub(crate) fn int(count: u64) -> i64 {
@@ -46,7 +48,32 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
                 row.last_seen.timestamp_millis(),
                 int(row.requests),
                 int(row.bots),
-                int(row.self_reads)
+                int(row.self_reads),
+                row.evidence.0,
+                row.bot_classes.0
+            ])
+        })
+        .collect();
+    let marks: Vec<_> = batch
+        .marks
+        .iter()
+        .map(|mark| {
+            json!([
+                mark.store.as_str(),
+                mark.day.to_string(),
+                mark.visitor.as_str()
+            ])
+        })
+        .collect();
+    let bot_days: Vec<_> = batch
+        .bot_days
+        .iter()
+        .map(|row| {
+            json!([
+                row.store.as_str(),
+                row.day.to_string(),
+                row.class.as_str(),
+                int(row.requests)
             ])
         })
         .collect();
@@ -88,6 +115,9 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
         (UPSERT_VISITORS, visitors),
         (UPSERT_PATHS, paths),
         (UPSERT_SOURCES, sources),
+        // After the visitor rows, so that a mark finds a row of this batch too.
+        (MARK_FILES, marks),
+        (UPSERT_BOT_DAYS, bot_days),
     ] {
         if rows.is_empty() {
             continue;
@@ -117,8 +147,9 @@ const UPSERT_DAY_TOTALS: &str = "INSERT INTO day_totals (store, day, requests) \
      ON CONFLICT (store, day) DO UPDATE SET requests = requests + excluded.requests";
 
 const UPSERT_VISITORS: &str = "INSERT INTO visitor_days \
-     (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads) \
-     SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8 \
+     (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads, evidence, bot_classes) \
+     SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, \
+            value->>9, value->>10 \
      FROM json_each(?1) WHERE true \
      ON CONFLICT (store, day, visitor) DO UPDATE SET \
      network = CASE WHEN excluded.last_seen >= last_seen THEN excluded.network ELSE network END, \
@@ -126,7 +157,18 @@ const UPSERT_VISITORS: &str = "INSERT INTO visitor_days \
      last_seen = MAX(last_seen, excluded.last_seen), \
      requests = requests + excluded.requests, \
      bots = bots + excluded.bots, \
-     self_reads = self_reads + excluded.self_reads";
+     self_reads = self_reads + excluded.self_reads, \
+     evidence = evidence | excluded.evidence, \
+     bot_classes = bot_classes | excluded.bot_classes";
+
+/// A browser's evidence on visitor-days already kept (a file fetched after
+/// the page's hit was written); a mark without a row marks nothing.
+const MARK_FILES: &str = "UPDATE visitor_days SET evidence = evidence | 1 \
+     WHERE (store, day, visitor) IN (SELECT value->>0, value->>1, value->>2 FROM json_each(?1))";
+
+const UPSERT_BOT_DAYS: &str = "INSERT INTO day_bots (store, day, class, requests, visitor_days) \
+     SELECT value->>0, value->>1, value->>2, value->>3, 0 FROM json_each(?1) WHERE true \
+     ON CONFLICT (store, day, class) DO UPDATE SET requests = requests + excluded.requests";
 
 const UPSERT_PATHS: &str = "INSERT INTO visitor_paths (store, day, visitor, path, requests) \
      SELECT value->>0, value->>1, value->>2, value->>3, value->>4 FROM json_each(?1) WHERE true \
@@ -147,23 +189,50 @@ pub(crate) async fn enforce_retention(
     let cutoff =
         (now.date_naive() - chrono::Days::new(u64::from(retention.visitor_days))).to_string();
     let mut tx = pool.begin().await.map_err(failed)?;
-    sqlx::query(
+    let keep_kinds = format!(
         "INSERT INTO day_kinds (store, day, people, scanners, own_reads) \
          SELECT store, day, \
-                SUM(CASE WHEN requests > bots + self_reads THEN 1 ELSE 0 END), \
-                SUM(CASE WHEN requests <= bots + self_reads AND bots > 0 THEN 1 ELSE 0 END), \
-                SUM(CASE WHEN requests <= bots + self_reads AND bots = 0 THEN 1 ELSE 0 END) \
+                SUM(CASE WHEN {people} THEN 1 ELSE 0 END), \
+                SUM(CASE WHEN {scanners} THEN 1 ELSE 0 END), \
+                SUM(CASE WHEN {own_reads} THEN 1 ELSE 0 END) \
          FROM visitor_days WHERE store = ?1 AND day < ?2 GROUP BY store, day \
          ON CONFLICT (store, day) DO UPDATE SET \
            people = people + excluded.people, \
            scanners = scanners + excluded.scanners, \
            own_reads = own_reads + excluded.own_reads",
-    )
-    .bind(store.as_str())
-    .bind(&cutoff)
-    .execute(&mut *tx)
-    .await
-    .map_err(failed)?;
+        people = kind_sql::people(""),
+        scanners = kind_sql::scanners(""),
+        own_reads = kind_sql::own_reads("")
+    );
+    let keep_classes = format!(
+        "INSERT INTO day_bots (store, day, class, requests, visitor_days) \
+         SELECT v.store, v.day, c.value->>0, 0, COUNT(*) \
+         FROM visitor_days v JOIN json_each(?3) c ON ({classes} & (c.value->>1)) != 0 \
+         WHERE v.store = ?1 AND v.day < ?2 AND {scanners} GROUP BY v.store, v.day, c.value->>0 \
+         ON CONFLICT (store, day, class) DO UPDATE SET visitor_days = visitor_days + excluded.visitor_days",
+        classes = kind_sql::classes("v."),
+        scanners = kind_sql::scanners("v.")
+    );
+    // A disguised visitor-day's person-looking requests are a scanner's.
+    let keep_disguised = format!(
+        "INSERT INTO day_bots (store, day, class, requests, visitor_days) \
+         SELECT store, day, 'scanner', SUM(requests - bots - self_reads), 0 \
+         FROM visitor_days WHERE store = ?1 AND day < ?2 AND {disguised} \
+         GROUP BY store, day \
+         ON CONFLICT (store, day, class) DO UPDATE SET requests = requests + excluded.requests",
+        disguised = kind_sql::disguised("")
+    );
+    for (sql, bits) in [
+        (keep_kinds, None),
+        (keep_classes, Some(rule::class_bits())),
+        (keep_disguised, None),
+    ] {
+        let mut query = sqlx::query(&sql).bind(store.as_str()).bind(&cutoff);
+        if let Some(bits) = bits {
+            query = query.bind(bits);
+        }
+        query.execute(&mut *tx).await.map_err(failed)?;
+    }
     for table in ["visitor_paths", "visitor_sources", "visitor_days"] {
         sqlx::query(&format!(
             "DELETE FROM {table} WHERE store = ?1 AND day < ?2"

@@ -1,0 +1,412 @@
+//! Evidence of a browser, per visitor-day (SPEC §3): what a visitor's
+//! requests showed, kept as a few bits on its visitor-day row and nothing
+//! else. A visitor-day whose requests look like a person's is counted as
+//! people only if it also shows a browser's evidence — it fetched one of the
+//! page's own files (a stylesheet, script, wasm, image, font, favicon) or
+//! reported a navigation inside the hydrated app — and no impostor's sign: an
+//! HTTP/1.0 request line, a form posted within [`INSTANT_POST`] of its page
+//! being fetched, or more than [`RATE_PAGES`] pages within [`RATE_WINDOW`].
+//!
+//! The bits are facts about requests, never about a person: no time, path,
+//! header or agent text is kept for them. [`Watch`] is the writer's short
+//! memory (a minute, in memory only) for the two signs that need time.
+
+use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::hit::StoreName;
+use crate::token::VisitorToken;
+
+/// A visitor-day's evidence, as bits (kept as one small integer).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct Evidence(pub u8);
+
+impl Evidence {
+    /// It fetched one of the page's own files, or the hydrated app reported
+    /// a navigation inside it: a browser drew the page.
+    pub const FILES: Self = Self(1);
+    /// The files' evidence is not asked for: rows kept before this rule, or
+    /// counted with `--browser-evidence off` (a site whose files come from
+    /// another host).
+    pub const WAIVED: Self = Self(2);
+    /// A page asked for with an HTTP/1.0 request line (no browser of this
+    /// century sends one; believed only from a client, never from a proxy).
+    pub const OLD_PROTOCOL: Self = Self(4);
+    /// A form posted within [`INSTANT_POST`] of its visitor's last page load.
+    pub const INSTANT_POST: Self = Self(8);
+    /// More than [`RATE_PAGES`] page requests within [`RATE_WINDOW`].
+    pub const RATE: Self = Self(16);
+    /// The signs that a person-looking visitor-day is a browser.
+    pub const BROWSER: Self = Self(Self::FILES.0 | Self::WAIVED.0);
+    /// The signs that it is a script wearing a browser's agent.
+    pub const IMPOSTOR: Self = Self(Self::OLD_PROTOCOL.0 | Self::INSTANT_POST.0 | Self::RATE.0);
+
+    /// No evidence at all.
+    pub const NONE: Self = Self(0);
+
+    /// Whether any bit of `other` is set.
+    pub fn has(self, other: Self) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// Whether a visitor-day with these bits and at least one person
+    /// request counts as people: a browser's sign and no impostor's.
+    pub fn passes(self) -> bool {
+        self.has(Self::BROWSER) && !self.has(Self::IMPOSTOR)
+    }
+
+    /// The bits in words, for `whocomes explain` and the visitor table.
+    pub fn words(self) -> Vec<&'static str> {
+        [
+            (Self::FILES, "fetched the page's files"),
+            (Self::WAIVED, "files not asked for"),
+            (Self::OLD_PROTOCOL, "HTTP/1.0"),
+            (Self::INSTANT_POST, "form posted at once"),
+            (Self::RATE, "request rate no reader keeps"),
+        ]
+        .into_iter()
+        .filter(|(bit, _)| self.has(*bit))
+        .map(|(_, words)| words)
+        .collect()
+    }
+}
+
+impl std::ops::BitOr for Evidence {
+    type Output = Self;
+
+    fn bitor(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+}
+
+impl std::ops::BitOrAssign for Evidence {
+    fn bitor_assign(&mut self, other: Self) {
+        self.0 |= other.0;
+    }
+}
+
+/// A form posted within this long of its visitor's last page load was not
+/// filled in by a person.
+pub const INSTANT_POST: chrono::Duration = chrono::Duration::seconds(2);
+/// More page requests than this within [`RATE_WINDOW`]: no reader keeps it up.
+pub const RATE_PAGES: u16 = 20;
+/// The window [`RATE_PAGES`] is counted in (fixed windows from the epoch).
+pub const RATE_WINDOW: i64 = 10;
+
+/// Whether a person-looking visitor-day must show the files' evidence.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum BrowserEvidence {
+    /// Yes: the site serves its own files, so a browser fetches some.
+    #[default]
+    Files,
+    /// No (the files come from another host, e.g. a CDN): only the
+    /// impostor's signs move a visitor-day to scanners and crawlers.
+    Off,
+}
+
+impl std::str::FromStr for BrowserEvidence {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "files" => Ok(Self::Files),
+            "off" => Ok(Self::Off),
+            _ => Err(format!(
+                "'{text}' is not a browser evidence rule: use files or off"
+            )),
+        }
+    }
+}
+
+/// What one counted request was, for the signs that need time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Shape {
+    /// A top-level document load (or the app's report of one).
+    PageLoad,
+    /// A POST to a page (a form), not to an API route.
+    FormPost,
+    /// Any other page request (a non-document GET, a HEAD, …).
+    OtherPage,
+    /// An API request.
+    #[default]
+    Api,
+}
+
+impl Shape {
+    /// Whether it is a request for a page (counted towards the rate).
+    pub fn is_page(self) -> bool {
+        self != Self::Api
+    }
+}
+
+/// A visitor-day fetched one of the page's own files: a mark on its row,
+/// not a hit (files are not counted). At most one per visitor-day reaches
+/// the writer from a live site (see [`FilesSeen`]).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct FilesMark {
+    /// The store that served the file.
+    pub store: StoreName,
+    /// The UTC day.
+    pub day: NaiveDate,
+    /// The day's token.
+    pub visitor: VisitorToken,
+}
+
+/// The writer's short memory of each recent visitor-day: when it last
+/// loaded a page, and its page requests in the current rate window. Held
+/// in memory for about a minute, keyed by a hash of day and token; never
+/// stored. Bounded: past [`Watch::MOST`] visitor-days the quiet ones go.
+#[derive(Debug, Default)]
+pub struct Watch {
+    recent: HashMap<u64, Recent>,
+    newest: i64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Recent {
+    last_page_load: Option<i64>,
+    window: i64,
+    pages: u16,
+    seen: i64,
+}
+
+impl Watch {
+    /// The most visitor-days remembered at once.
+    pub const MOST: usize = 100_000;
+
+    /// The time signs of one request of a visitor-day, in arrival order:
+    /// [`Evidence::INSTANT_POST`] and [`Evidence::RATE`], or none.
+    pub fn signs(
+        &mut self,
+        day: NaiveDate,
+        visitor: &VisitorToken,
+        at: DateTime<Utc>,
+        shape: Shape,
+    ) -> Evidence {
+        if !shape.is_page() {
+            return Evidence::NONE;
+        }
+        let millis = at.timestamp_millis();
+        self.newest = self.newest.max(millis);
+        if self.recent.len() >= Self::MOST {
+            self.forget_quiet();
+        }
+        let mut hasher = DefaultHasher::new();
+        (day, visitor.as_str()).hash(&mut hasher);
+        let recent = self.recent.entry(hasher.finish()).or_insert(Recent {
+            last_page_load: None,
+            window: i64::MIN,
+            pages: 0,
+            seen: millis,
+        });
+        recent.seen = recent.seen.max(millis);
+        let mut signs = Evidence::NONE;
+        let window = at.timestamp().div_euclid(RATE_WINDOW);
+        if window == recent.window {
+            recent.pages = recent.pages.saturating_add(1);
+        } else {
+            recent.window = window;
+            recent.pages = 1;
+        }
+        if recent.pages > RATE_PAGES {
+            signs |= Evidence::RATE;
+        }
+        match shape {
+            Shape::PageLoad => recent.last_page_load = Some(millis),
+            Shape::FormPost => {
+                let since = recent.last_page_load.map(|loaded| millis - loaded);
+                if since.is_some_and(|ms| (0..=INSTANT_POST.num_milliseconds()).contains(&ms)) {
+                    signs |= Evidence::INSTANT_POST;
+                }
+            }
+            Shape::OtherPage | Shape::Api => {}
+        }
+        signs
+    }
+
+    /// How many visitor-days are remembered.
+    pub fn len(&self) -> usize {
+        self.recent.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.recent.is_empty()
+    }
+
+    /// Forgets visitor-days quiet for a minute; if that is not enough, all.
+    fn forget_quiet(&mut self) {
+        let horizon = self.newest - 60_000;
+        self.recent.retain(|_, recent| recent.seen >= horizon);
+        if self.recent.len() >= Self::MOST {
+            self.recent.clear();
+        }
+    }
+}
+
+/// The visitor-days that already sent a [`FilesMark`] today, so that a page
+/// made of many files costs one mark, and a flood of file requests costs the
+/// queue nothing. In memory only: a keyed hash of the day and the client
+/// address (the key is made per process and never leaves it), bounded at
+/// [`FilesSeen::MOST`] (then it starts again: a repeat mark is harmless).
+#[derive(Debug)]
+pub struct FilesSeen {
+    key: (u64, u64),
+    seen: std::sync::Mutex<std::collections::HashSet<u64>>,
+}
+
+impl FilesSeen {
+    /// The most visitor-days remembered before starting again.
+    pub const MOST: usize = 200_000;
+
+    /// An empty set with a key of its own.
+    pub fn new() -> Self {
+        let random = std::collections::hash_map::RandomState::new();
+        let mut a = std::hash::BuildHasher::build_hasher(&random);
+        a.write_u8(1);
+        let mut b = std::hash::BuildHasher::build_hasher(&random);
+        b.write_u8(2);
+        Self {
+            key: (a.finish(), b.finish()),
+            seen: std::sync::Mutex::default(),
+        }
+    }
+
+    /// Whether this is the first file of `client` on `day` (then it is
+    /// remembered).
+    pub fn first(&self, day: NaiveDate, client: Option<std::net::IpAddr>) -> bool {
+        let entry = self.entry(day, client);
+        let mut seen = self.lock();
+        if seen.len() >= Self::MOST {
+            seen.clear();
+        }
+        seen.insert(entry)
+    }
+
+    /// Forgets `client` on `day` (its mark could not be queued: the next
+    /// file tries again).
+    pub fn forget(&self, day: NaiveDate, client: Option<std::net::IpAddr>) {
+        let entry = self.entry(day, client);
+        self.lock().remove(&entry);
+    }
+
+    fn entry(&self, day: NaiveDate, client: Option<std::net::IpAddr>) -> u64 {
+        let mut hasher = DefaultHasher::new();
+        (self.key, day, client).hash(&mut hasher);
+        hasher.finish()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<u64>> {
+        self.seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Default for FilesSeen {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token() -> VisitorToken {
+        VisitorToken::parse(&"ab".repeat(16)).unwrap_or_else(|| unreachable!("a valid token"))
+    }
+
+    fn at(seconds: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_764_374_400 + seconds, 0).unwrap_or_default()
+    }
+
+    #[test]
+    fn people_need_a_browsers_sign_and_no_impostors() {
+        assert!(Evidence::FILES.passes());
+        assert!(Evidence::WAIVED.passes());
+        assert!(!Evidence::NONE.passes());
+        assert!(!(Evidence::FILES | Evidence::OLD_PROTOCOL).passes());
+        assert!(!(Evidence::WAIVED | Evidence::INSTANT_POST).passes());
+        assert!(!(Evidence::FILES | Evidence::RATE).passes());
+        assert_eq!(
+            (Evidence::FILES | Evidence::RATE).words(),
+            vec!["fetched the page's files", "request rate no reader keeps"]
+        );
+    }
+
+    #[test]
+    fn a_form_posted_at_once_is_a_sign_and_one_filled_in_is_not() {
+        let mut watch = Watch::default();
+        let day = at(0).date_naive();
+        let t = token();
+        assert_eq!(watch.signs(day, &t, at(0), Shape::PageLoad), Evidence::NONE);
+        assert_eq!(
+            watch.signs(day, &t, at(1), Shape::FormPost),
+            Evidence::INSTANT_POST
+        );
+        assert_eq!(
+            watch.signs(day, &t, at(30), Shape::PageLoad),
+            Evidence::NONE
+        );
+        assert_eq!(
+            watch.signs(day, &t, at(45), Shape::FormPost),
+            Evidence::NONE
+        );
+        // API requests are neither page loads nor forms.
+        assert_eq!(watch.signs(day, &t, at(46), Shape::Api), Evidence::NONE);
+    }
+
+    #[test]
+    fn more_pages_in_a_window_than_a_reader_keeps_is_a_sign() {
+        let mut watch = Watch::default();
+        let day = at(0).date_naive();
+        let t = token();
+        let signs: Vec<Evidence> = (0..=RATE_PAGES)
+            .map(|_| watch.signs(day, &t, at(100), Shape::OtherPage))
+            .collect();
+        assert!(
+            signs[..usize::from(RATE_PAGES)]
+                .iter()
+                .all(|s| *s == Evidence::NONE)
+        );
+        assert_eq!(signs[usize::from(RATE_PAGES)], Evidence::RATE);
+        // The next window starts again.
+        assert_eq!(
+            watch.signs(day, &t, at(110), Shape::OtherPage),
+            Evidence::NONE
+        );
+    }
+
+    #[test]
+    fn the_watch_stays_bounded() {
+        let mut watch = Watch::default();
+        let day = at(0).date_naive();
+        for n in 0..(Watch::MOST as u64 + 10) {
+            let token = VisitorToken::parse(&format!("{n:032x}"))
+                .unwrap_or_else(|| unreachable!("a valid token"));
+            watch.signs(day, &token, at(n as i64 / 100), Shape::PageLoad);
+        }
+        assert!(watch.len() <= Watch::MOST);
+    }
+
+    #[test]
+    fn files_seen_once_per_client_and_day() {
+        let seen = FilesSeen::new();
+        let day = at(0).date_naive();
+        let client = Some(std::net::IpAddr::from([203, 0, 113, 7]));
+        assert!(seen.first(day, client));
+        assert!(!seen.first(day, client));
+        assert!(seen.first(day.succ_opt().unwrap_or(day), client));
+        assert!(seen.first(day, Some(std::net::IpAddr::from([203, 0, 113, 8]))));
+    }
+}

@@ -1,0 +1,76 @@
+// Real Chromium stays people under the browser-evidence rule (SPEC §3): a
+// first visit, a return with a warm cache under a new visitor token (a new
+// forwarded address: the files are revalidated, so the request still
+// arrives), and navigation inside the hydrated app under yet another token
+// (the app's report is itself a browser's evidence). 100 % people.
+import { expect, test, type Page } from '@playwright/test';
+
+import { adminPorts } from '../servers';
+
+const CHROME =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const base = `http://127.0.0.1:${adminPorts.sqlite}`;
+
+type Counts = { people: number; scanners: number; own: number; total: number };
+
+async function today(page: Page): Promise<Counts> {
+  const cells = await page.locator('table.kinds-table tbody tr').first().locator('td').allTextContents();
+  const [people, scanners, own, total] = cells.map(Number);
+  return { people, scanners, own, total };
+}
+
+async function hydrated(page: Page) {
+  await expect(page.locator('#app')).toHaveAttribute('data-hydrated', 'true');
+}
+
+test('a real browser is people: first visit, warm cache, in-app navigation', async ({ browser, page }) => {
+  test.setTimeout(90_000);
+  await page.goto(`${base}/admin`);
+  const before = await today(page);
+
+  const context = await browser.newContext({
+    userAgent: CHROME,
+    extraHTTPHeaders: { 'x-forwarded-for': '198.18.7.1' },
+  });
+  // Every request for the page's files, with the answer's status.
+  const files: { url: string; status: number }[] = [];
+  context.on('response', (response) => {
+    if (response.url().includes('/pkg/')) files.push({ url: response.url(), status: response.status() });
+  });
+
+  // 1. First visit, then navigation inside the app.
+  const first = await context.newPage();
+  await first.goto(`${base}/`);
+  await hydrated(first);
+  await first.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'About' }).click();
+  await expect(first).toHaveURL(/\/about$/);
+  await first.close();
+  expect(files.some((f) => f.url.endsWith('.css') && f.status === 200)).toBe(true);
+
+  // 2. A return with a warm cache, from a new address: the stylesheet is
+  // revalidated (304 Not Modified, or 200), not taken from the cache unasked.
+  files.length = 0;
+  await context.setExtraHTTPHeaders({ 'x-forwarded-for': '198.18.7.2' });
+  const back = await context.newPage();
+  await back.goto(`${base}/inventory`);
+  await hydrated(back);
+  const css = files.filter((f) => f.url.endsWith('.css'));
+  expect(css.length).toBeGreaterThan(0);
+  expect(css.every((f) => f.status === 304 || f.status === 200)).toBe(true);
+
+  // 3. Navigation inside the app under a third address: only the app's report reaches the server.
+  await context.setExtraHTTPHeaders({ 'x-forwarded-for': '198.18.7.3' });
+  await back.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'About' }).click();
+  await expect(back).toHaveURL(/\/about$/);
+  await context.close();
+
+  await expect
+    .poll(
+      async () => {
+        await page.goto(`${base}/admin`);
+        return today(page);
+      },
+      { timeout: 15_000 },
+    )
+    .toEqual({ ...before, people: before.people + 3, total: before.total + 3 });
+});

@@ -1,0 +1,131 @@
+//! What the browser-evidence rule did to an import: each imported
+//! visitor-day that made a person-looking request, whether it counts as
+//! people, and if not, by which rule (SPEC §3). Kept in memory for the run
+//! as a few bits per visitor-day, keyed by its token; never printed but as
+//! counts.
+
+use std::collections::HashMap;
+
+use activity::evidence::{BrowserEvidence, Evidence, FilesMark, Watch};
+use activity::{Hit, Kind, VisitorToken};
+use chrono::NaiveDate;
+
+/// The visitor-days of an import and their evidence.
+#[derive(Debug, Default)]
+pub struct EvidenceWatch {
+    days: HashMap<(NaiveDate, VisitorToken), (bool, Evidence)>,
+    watch: Watch,
+    files: u64,
+}
+
+impl EvidenceWatch {
+    /// Notes a counted request, in log order.
+    pub fn hit(&mut self, hit: &Hit) {
+        let signs = self
+            .watch
+            .signs(hit.at.date_naive(), &hit.visitor, hit.at, hit.shape);
+        let entry = self
+            .days
+            .entry((hit.at.date_naive(), hit.visitor.clone()))
+            .or_default();
+        entry.0 |= hit.kind == Kind::Person;
+        entry.1 |= hit.evidence | signs;
+    }
+
+    /// Notes a request for one of the page's files.
+    pub fn files(&mut self, mark: &FilesMark) {
+        self.files += 1;
+        let entry = self
+            .days
+            .entry((mark.day, mark.visitor.clone()))
+            .or_default();
+        entry.1 |= Evidence::FILES;
+    }
+
+    /// The counts, under `rule`.
+    pub fn finish(self, rule: BrowserEvidence) -> EvidenceTally {
+        let mut tally = EvidenceTally {
+            rule,
+            file_requests: self.files,
+            ..EvidenceTally::default()
+        };
+        for (person, evidence) in self.days.values() {
+            if !person {
+                continue;
+            }
+            tally.person_looking += 1;
+            if evidence.passes() {
+                continue;
+            }
+            tally.moved += 1;
+            if !evidence.has(Evidence::BROWSER) {
+                tally.no_files += 1;
+            }
+            for (bit, count) in [
+                (Evidence::OLD_PROTOCOL, &mut tally.old_protocol),
+                (Evidence::INSTANT_POST, &mut tally.instant_post),
+                (Evidence::RATE, &mut tally.rate),
+            ] {
+                if evidence.has(bit) {
+                    *count += 1;
+                }
+            }
+        }
+        tally
+    }
+}
+
+/// What the rule changed: visitor-days that looked like people, and those
+/// of them moved to scanners and crawlers, by rule (one visitor-day can
+/// break several rules).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EvidenceTally {
+    /// The rule applied.
+    pub rule: BrowserEvidence,
+    /// Requests for the page's files the logs held.
+    pub file_requests: u64,
+    /// Visitor-days that made at least one person-looking request.
+    pub person_looking: u64,
+    /// Of those, moved to scanners and crawlers.
+    pub moved: u64,
+    /// …because they fetched none of the page's files.
+    pub no_files: u64,
+    /// …because of an HTTP/1.0 request line.
+    pub old_protocol: u64,
+    /// …because they posted a form within 2 s of its page.
+    pub instant_post: u64,
+    /// …because of a request rate no reader keeps.
+    pub rate: u64,
+}
+
+impl std::fmt::Display for EvidenceTally {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rule = match self.rule {
+            BrowserEvidence::Files => "files",
+            BrowserEvidence::Off => "off",
+        };
+        writeln!(
+            f,
+            "browser evidence  {:>10} person-looking visitor-days, {} moved to scanners and crawlers (--browser-evidence {rule})",
+            self.person_looking, self.moved
+        )?;
+        for (count, why) in [
+            (self.no_files, "fetched none of the page's files"),
+            (self.old_protocol, "HTTP/1.0 request line"),
+            (self.instant_post, "form posted within 2 s of its page"),
+            (self.rate, "more than 20 pages in 10 s"),
+        ] {
+            if count > 0 {
+                writeln!(f, "  {count:>10}  {why}")?;
+            }
+        }
+        if self.rule == BrowserEvidence::Files && self.file_requests == 0 && self.person_looking > 0
+        {
+            writeln!(
+                f,
+                "  these logs hold no request for a page's file: if this site's files come from another host, import with --browser-evidence off"
+            )?;
+        }
+        Ok(())
+    }
+}

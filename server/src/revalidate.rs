@@ -1,0 +1,45 @@
+//! `Cache-Control: no-cache` on the files every page is made of (the build
+//! output under `/pkg/` — stylesheet, script, wasm — and the favicon): a
+//! browser keeps them but asks again on each visit (a `304 Not Modified`
+//! against their `Last-Modified`), so a returning reader with a warm cache
+//! still shows the counter a browser's evidence (SPEC §3). A handler's own
+//! `Cache-Control` is kept.
+
+use axum::Router;
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::Response;
+use http::{HeaderValue, header};
+
+/// The paths whose answers are revalidated.
+fn revalidated(path: &str) -> bool {
+    path.starts_with("/pkg/") || path == "/favicon.ico"
+}
+
+/// Adds the header above to the answers for the page's files in `router`.
+pub fn page_files(router: Router) -> Router {
+    router.layer(axum::middleware::from_fn(no_cache))
+}
+
+async fn no_cache(request: Request, next: Next) -> Response {
+    let files = revalidated(request.uri().path());
+    let mut response = next.run(request).await;
+    if files && !response.headers().contains_key(header::CACHE_CONTROL) {
+        response
+            .headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_page_files_are_revalidated_and_pages_are_not() {
+        assert!(super::revalidated("/pkg/whocomes.css"));
+        assert!(super::revalidated("/pkg/whocomes.wasm"));
+        assert!(super::revalidated("/favicon.ico"));
+        assert!(!super::revalidated("/about"));
+        assert!(!super::revalidated("/resume.pdf"));
+    }
+}

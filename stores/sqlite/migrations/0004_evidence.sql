@@ -1,0 +1,17 @@
+-- A browser's evidence and the bot classes of each visitor-day, as bits
+-- (activity::evidence::Evidence, activity::bot_class::ClassSet). Rows kept
+-- before this migration are marked "files not asked for" (2), so the kind
+-- of a day already counted does not change.
+ALTER TABLE visitor_days ADD COLUMN evidence INTEGER NOT NULL DEFAULT 2;
+ALTER TABLE visitor_days ADD COLUMN bot_classes INTEGER NOT NULL DEFAULT 0;
+
+-- Bot requests per store, day and class; and, once a day's visitor rows
+-- expire, its visitor-days per class.
+CREATE TABLE day_bots (
+    store        TEXT    NOT NULL,
+    day          TEXT    NOT NULL, -- YYYY-MM-DD (UTC)
+    class        TEXT    NOT NULL, -- activity::bot_class::BotClass
+    requests     INTEGER NOT NULL,
+    visitor_days INTEGER NOT NULL,
+    PRIMARY KEY (store, day, class)
+) WITHOUT ROWID;
