@@ -171,6 +171,21 @@ fn layer(c: &mut Criterion) {
             criterion::BatchSize::SmallInput,
         )
     });
+    // A visitor-day's first file: its token is made and a mark queued.
+    let mut next = 0u32;
+    group.bench_function("with the layer: asset, a new visitor each time", |b| {
+        b.iter_batched(
+            || {
+                next = next.wrapping_add(1);
+                let mut r = request("/pkg/whocomes.css");
+                let peer = SocketAddr::from((std::net::Ipv4Addr::from(0x0a00_0000 | next), 5123));
+                r.extensions_mut().insert(peer);
+                r
+            },
+            |r| black_box(counted.call(r)),
+            criterion::BatchSize::SmallInput,
+        )
+    });
     group.finish();
 }
 

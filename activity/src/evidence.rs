@@ -162,12 +162,16 @@ pub struct FilesMark {
 }
 
 /// The writer's short memory of each recent visitor-day: when it last
-/// loaded a page, and its page requests in the current rate window. Held
-/// in memory for about a minute, keyed by a hash of day and token; never
-/// stored. Bounded: past [`Watch::MOST`] visitor-days the quiet ones go.
+/// loaded a page, its page requests in the current rate window, and
+/// whether it already fetched one of the page's files (so that a file
+/// fetched before the visitor-day's first hit — a log out of order, a page
+/// kept open past midnight — still marks it). Held in memory only, keyed by
+/// a hash of day and token; never stored. Bounded: past [`Watch::MOST`]
+/// visitor-days the quiet ones go (the files' memory starts again).
 #[derive(Debug, Default)]
 pub struct Watch {
     recent: HashMap<u64, Recent>,
+    files: std::collections::HashSet<u64>,
     newest: i64,
 }
 
@@ -183,7 +187,16 @@ impl Watch {
     /// The most visitor-days remembered at once.
     pub const MOST: usize = 100_000;
 
-    /// The time signs of one request of a visitor-day, in arrival order:
+    /// Notes that a visitor-day fetched one of the page's files.
+    pub fn files(&mut self, mark: &FilesMark) {
+        if self.files.len() >= Self::MOST {
+            self.files.clear();
+        }
+        self.files.insert(key(mark.day, &mark.visitor));
+    }
+
+    /// The signs of one request of a visitor-day that need memory, in
+    /// arrival order: [`Evidence::FILES`] when a file came first,
     /// [`Evidence::INSTANT_POST`] and [`Evidence::RATE`], or none.
     pub fn signs(
         &mut self,
@@ -192,24 +205,28 @@ impl Watch {
         at: DateTime<Utc>,
         shape: Shape,
     ) -> Evidence {
+        let key = key(day, visitor);
+        let files = if self.files.contains(&key) {
+            Evidence::FILES
+        } else {
+            Evidence::NONE
+        };
         if !shape.is_page() {
-            return Evidence::NONE;
+            return files;
         }
         let millis = at.timestamp_millis();
         self.newest = self.newest.max(millis);
         if self.recent.len() >= Self::MOST {
             self.forget_quiet();
         }
-        let mut hasher = DefaultHasher::new();
-        (day, visitor.as_str()).hash(&mut hasher);
-        let recent = self.recent.entry(hasher.finish()).or_insert(Recent {
+        let recent = self.recent.entry(key).or_insert(Recent {
             last_page_load: None,
             window: i64::MIN,
             pages: 0,
             seen: millis,
         });
         recent.seen = recent.seen.max(millis);
-        let mut signs = Evidence::NONE;
+        let mut signs = files;
         let window = at.timestamp().div_euclid(RATE_WINDOW);
         if window == recent.window {
             recent.pages = recent.pages.saturating_add(1);
@@ -251,6 +268,13 @@ impl Watch {
             self.recent.clear();
         }
     }
+}
+
+/// The memory's key of a visitor-day.
+fn key(day: NaiveDate, visitor: &VisitorToken) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    (day, visitor.as_str()).hash(&mut hasher);
+    hasher.finish()
 }
 
 /// The visitor-days that already sent a [`FilesMark`] today, so that a page
@@ -364,6 +388,29 @@ mod tests {
         );
         // API requests are neither page loads nor forms.
         assert_eq!(watch.signs(day, &t, at(46), Shape::Api), Evidence::NONE);
+    }
+
+    #[test]
+    fn a_file_before_the_first_hit_still_marks_the_visitor_day() {
+        let mut watch = Watch::default();
+        let day = at(0).date_naive();
+        let t = token();
+        watch.files(&FilesMark {
+            store: StoreName::parse("s").unwrap_or_else(|_| unreachable!("a name")),
+            day,
+            visitor: t.clone(),
+        });
+        assert_eq!(
+            watch.signs(day, &t, at(1), Shape::PageLoad),
+            Evidence::FILES
+        );
+        assert_eq!(watch.signs(day, &t, at(2), Shape::Api), Evidence::FILES);
+        let other =
+            VisitorToken::parse(&"cd".repeat(16)).unwrap_or_else(|| unreachable!("a token"));
+        assert_eq!(
+            watch.signs(day, &other, at(3), Shape::PageLoad),
+            Evidence::NONE
+        );
     }
 
     #[test]

@@ -126,6 +126,14 @@ pub trait ActivityStore: Send + Sync {
         ))
     }
 
+    /// How many marks of a browser's evidence ([`Batch::marks`]) each day
+    /// from `since` on has had, oldest first: a day's summary can change
+    /// with a mark alone, so a reader that kept it looks at this too.
+    async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        let _ = since;
+        Ok(Vec::new())
+    }
+
     /// Deletes rows older than the retention allows, as of `now`; a day's
     /// visitor-days by kind are kept when its visitor rows go.
     async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError>;
@@ -269,6 +277,7 @@ pub struct MemoryStore {
     kept: Mutex<Batch>,
     expired: Mutex<BTreeMap<NaiveDate, KindCounts>>,
     expired_classes: Mutex<BTreeMap<(NaiveDate, BotClass), u64>>,
+    marks: Mutex<BTreeMap<NaiveDate, u64>>,
     imports: Mutex<BTreeMap<String, Imported>>,
     meter: CostMeter,
     failing: Mutex<Option<String>>,
@@ -284,6 +293,7 @@ impl MemoryStore {
             kept: Mutex::new(Batch::default()),
             expired: Mutex::new(BTreeMap::new()),
             expired_classes: Mutex::default(),
+            marks: Mutex::default(),
             meter: CostMeter::default(),
             failing: Mutex::new(None),
         }
@@ -334,6 +344,13 @@ impl ActivityStore for MemoryStore {
         let result = match failing {
             Some(reason) => Err(StoreError::Unavailable(reason)),
             None => {
+                let mut marks = self
+                    .marks
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                for mark in &batch.marks {
+                    *marks.entry(mark.day).or_default() += 1;
+                }
                 let mut kept = self.kept();
                 let mut merged = std::mem::take(&mut *kept).merge(batch.clone());
                 // A mark for a visitor-day this store has no row of marks nothing.
@@ -427,6 +444,14 @@ impl ActivityStore for MemoryStore {
             .range(since..)
             .map(|(day, kinds)| (*day, *kinds))
             .collect())
+    }
+
+    async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        let marks = self
+            .marks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(marks.range(since..).map(|(day, n)| (*day, *n)).collect())
     }
 
     async fn bot_days_since(

@@ -264,3 +264,64 @@ async fn a_backlog_is_written_in_big_batches_through_a_feed() {
     // retention pass the writer makes when it starts.
     assert_eq!(store.cost().operations, 3 + 1);
 }
+
+/// A page made of many files, and a flood of file requests, cost one mark
+/// per visitor-day and no write of their own: the files' evidence rides on
+/// the batch that writes the page's hit (SPEC §3, issue 15's cost).
+#[tokio::test]
+async fn files_mark_their_visitor_day_once_and_write_nothing_of_their_own() {
+    let store = store();
+    let config = RecorderConfig {
+        flush_every: Duration::from_secs(3_600),
+        ..RecorderConfig::default()
+    };
+    let (layer, writer) = start(counter(), store.clone(), config);
+    send(&layer, request("/", "203.0.113.7:5000", BROWSER)).await;
+    for n in 0..500 {
+        let path = if n % 2 == 0 {
+            "/pkg/whocomes.css"
+        } else {
+            "/favicon.ico"
+        };
+        send(&layer, request(path, "203.0.113.7:5000", BROWSER)).await;
+    }
+    // A scripted client with a browser's agent and no file.
+    send(&layer, request("/", "198.51.100.9:1", BROWSER)).await;
+    drop(layer);
+    let stats = writer.finish().await;
+    assert_eq!(
+        (stats.queued, stats.written, stats.dropped_marks),
+        (2, 2, 0)
+    );
+    assert_eq!(
+        store.cost().operations,
+        1,
+        "one write for the hits and the mark together"
+    );
+    let day = NaiveDate::from_ymd_opt(2000, 1, 1).expect("a day");
+    let visitors = store.visitors_since(day).await.expect("reads");
+    let kinds: Vec<(String, activity::report::VisitorKind)> = visitors
+        .iter()
+        .map(|row| {
+            (
+                row.network.to_string(),
+                activity::report::visitor_kind(
+                    row.requests,
+                    row.bots,
+                    row.self_reads,
+                    row.evidence,
+                ),
+            )
+        })
+        .collect();
+    assert!(kinds.contains(&(
+        "203.0.113.x".to_owned(),
+        activity::report::VisitorKind::People
+    )));
+    assert!(kinds.contains(&(
+        "198.51.100.x".to_owned(),
+        activity::report::VisitorKind::ScannersAndCrawlers
+    )));
+    // Folded into the batch with its row: no mark was left for the store.
+    assert!(store.day_marks(day).await.expect("reads").is_empty());
+}

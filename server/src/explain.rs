@@ -176,7 +176,11 @@ fn explain_line(
         protocol: input.protocol.as_deref(),
         sec_purpose: one("sec-purpose").or_else(|| one("purpose")),
     };
-    let mut decision = counter.count(&request, Some(peer), input.at.unwrap_or(now));
+    let at = input.at.unwrap_or(now);
+    let mut decision = counter.count(&request, Some(peer), at);
+    if decision.shows_files {
+        watch.files(&counter.files_mark(&request, Some(peer), at));
+    }
     if let Some(hit) = decision.hit.as_mut() {
         hit.evidence |= watch.signs(hit.at.date_naive(), &hit.visitor, hit.at, hit.shape);
     }

@@ -116,6 +116,10 @@ impl ActivityStore for ReconnectingStore {
         self.current().expired_kinds_since(since).await
     }
 
+    async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        self.current().day_marks(since).await
+    }
+
     async fn bot_days_since(
         &self,
         since: NaiveDate,

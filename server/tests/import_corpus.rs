@@ -97,7 +97,8 @@ fn utc_seconds(time: &str) -> Option<i64> {
     let (day, _) = local.split_once(':')?;
     let mut parts = day.split('/');
     let mday: u32 = parts.next()?.parse().ok()?;
-    let month = MONTHS.iter().position(|m| Some(*m) == parts.next())? as u32 + 1;
+    let month_name = parts.next()?;
+    let month = MONTHS.iter().position(|m| *m == month_name)? as u32 + 1;
     let year: i32 = parts.next()?.parse().ok()?;
     let midnight = NaiveDate::from_ymd_opt(year, month, mday)?
         .and_hms_opt(0, 0, 0)?
@@ -203,7 +204,17 @@ fn reference(text: &str, rules: &Rules) -> (BTreeMap<NaiveDate, Day>, u64) {
         let config = rules.config();
         if !is_counted(method, path, config) {
             entry.not_counted += 1;
-            if is_file(method, path, config) {
+            // A file under a probe path is a scanner's (the product's probe list).
+            let probe = matches!(
+                activity::classify::kind_of(
+                    path,
+                    Some("Mozilla/5.0 (X11) Firefox/133.0"),
+                    None,
+                    rules
+                ),
+                activity::KindReason::ProbePath(_)
+            );
+            if is_file(method, path, config) && !probe {
                 visitors.entry((day, ip)).or_default().files = true;
             }
             continue;

@@ -178,9 +178,12 @@ async fn run(
         if !buffer.is_empty() {
             // The signs that need time, in arrival order, before folding.
             for seen in &mut buffer {
-                if let Seen::Hit(hit) = seen {
-                    hit.evidence |=
-                        watch.signs(hit.at.date_naive(), &hit.visitor, hit.at, hit.shape);
+                match seen {
+                    Seen::Hit(hit) => {
+                        hit.evidence |=
+                            watch.signs(hit.at.date_naive(), &hit.visitor, hit.at, hit.shape);
+                    }
+                    Seen::Files(mark) => watch.files(mark),
                 }
             }
             stats.arrived(buffer.iter().filter_map(|seen| match seen {

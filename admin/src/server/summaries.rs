@@ -21,15 +21,18 @@ use chrono::{Days, NaiveDate};
 /// the period before it.
 const KEEP_DAYS: u64 = 2 * 366;
 
-/// What one store says about one day: its requests, and whether its
-/// visitor rows have expired. A summary is current while these are.
-type Mark = (u64, bool);
+/// What one store says about one day: its requests, its marks of a
+/// browser's evidence, and whether its visitor rows have expired. A
+/// summary is current while these are.
+type Mark = (u64, u64, bool);
 
 /// What every store says about each day (`None`: the store could not be read).
 #[derive(Debug, Default)]
 pub struct Marks {
     /// Per store, in the Admin's order: its requests per day.
     pub requests: Vec<Option<BTreeMap<NaiveDate, u64>>>,
+    /// Per store: marks of a browser's evidence per day.
+    marks: Vec<Option<BTreeMap<NaiveDate, u64>>>,
     /// Per store: the days whose visitor rows have expired.
     expired: Vec<Option<BTreeMap<NaiveDate, KindCounts>>>,
     /// Per store: why it could not be read.
@@ -40,21 +43,26 @@ impl Marks {
     /// Reads the marks of every store from `since` on.
     pub async fn read(stores: &[Arc<dyn ActivityStore>], since: NaiveDate) -> Self {
         let reads = futures::future::join_all(stores.iter().map(|store| async move {
-            let (requests, expired) =
-                futures::join!(store.day_requests(since), store.expired_kinds_since(since));
-            Ok::<_, StoreError>((requests?, expired?))
+            let (requests, files, expired) = futures::join!(
+                store.day_requests(since),
+                store.day_marks(since),
+                store.expired_kinds_since(since)
+            );
+            Ok::<_, StoreError>((requests?, files?, expired?))
         }))
         .await;
         let mut marks = Marks::default();
         for read in reads {
             match read {
-                Ok((requests, expired)) => {
+                Ok((requests, files, expired)) => {
                     marks.requests.push(Some(requests.into_iter().collect()));
+                    marks.marks.push(Some(files.into_iter().collect()));
                     marks.expired.push(Some(expired.into_iter().collect()));
                     marks.errors.push(None);
                 }
                 Err(error) => {
                     marks.requests.push(None);
+                    marks.marks.push(None);
                     marks.expired.push(None);
                     marks.errors.push(Some(error.to_string()));
                 }
@@ -69,16 +77,18 @@ impl Marks {
         let marks: Vec<Option<Mark>> = self
             .requests
             .iter()
+            .zip(&self.marks)
             .zip(&self.expired)
-            .map(|(requests, expired)| {
+            .map(|((requests, files), expired)| {
                 let requests = requests.as_ref()?.get(&day).copied().unwrap_or(0);
+                let files = files.as_ref()?.get(&day).copied().unwrap_or(0);
                 let expired = expired.as_ref()?.contains_key(&day);
-                Some((requests, expired))
+                Some((requests, files, expired))
             })
             .collect();
         marks
             .iter()
-            .any(|mark| matches!(mark, Some(mark) if *mark != (0, false)))
+            .any(|mark| matches!(mark, Some(mark) if *mark != (0, 0, false)))
             .then_some(marks)
     }
 
@@ -349,6 +359,9 @@ mod tests {
         ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
             self.0.expired_kinds_since(since).await
         }
+        async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+            self.0.day_marks(since).await
+        }
         async fn bot_days_since(
             &self,
             since: NaiveDate,
@@ -404,6 +417,54 @@ mod tests {
         assert_eq!(now, reference, "the refresh lands");
     }
 
+    /// A stylesheet fetched after its page was written changes no request
+    /// count, yet moves the visitor-day to people: the kept day is summed again.
+    #[tokio::test]
+    async fn a_mark_alone_makes_the_kept_day_current_again() {
+        use activity::evidence::{Evidence, FilesMark, Shape};
+        use activity::rows::{Batch, Seen};
+        let folder = tempfile::tempdir().expect("a folder");
+        let stores = vec![sqlite(&folder).await];
+        let now = Utc::now();
+        let name = stores[0].name().clone();
+        let visitor = activity::VisitorToken::parse(&"7".repeat(32)).expect("a token");
+        let hit = activity::Hit {
+            at: now,
+            visitor: visitor.clone(),
+            network: activity::address::Network::of(None),
+            path: "/".to_owned(),
+            store: name.clone(),
+            kind: activity::Kind::Person,
+            source: None,
+            shape: Shape::PageLoad,
+            evidence: Evidence::NONE,
+            bot_class: None,
+        };
+        stores[0].record(&Batch::fold([&hit])).await.expect("kept");
+        let cache = Arc::new(SummaryCache::default());
+        let kinds = |summaries: Vec<DaySummary>| summaries.last().map(|s| s.kinds);
+        let before = kinds(read(&cache, &stores, now.date_naive()).await.0);
+        assert_eq!(before.map(|k| (k.people, k.scanners)), Some((0, 1)));
+        let mark = Seen::Files(FilesMark {
+            store: name,
+            day: now.date_naive(),
+            visitor,
+        });
+        stores[0]
+            .record(&Batch::fold_all([&mark]))
+            .await
+            .expect("kept");
+        let mut after = before;
+        for _ in 0..50 {
+            after = kinds(read(&cache, &stores, now.date_naive()).await.0);
+            if after != before {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(after.map(|k| (k.people, k.scanners)), Some((1, 0)));
+    }
+
     #[tokio::test]
     async fn a_day_is_read_again_only_when_its_figures_change() {
         let folder = tempfile::tempdir().expect("a folder");
@@ -419,10 +480,10 @@ mod tests {
 
         let (cold, operations) = read(&cache, &stores, today).await;
         assert_eq!(cold.len(), 3);
-        assert_eq!(operations, 3, "two marks and one summary read");
+        assert_eq!(operations, 4, "three marks and one summary read");
         let (warm, operations) = read(&cache, &stores, today).await;
         assert_eq!(warm, cold);
-        assert_eq!(operations, 2, "only the marks: nothing changed");
+        assert_eq!(operations, 3, "only the marks: nothing changed");
 
         // An import adds to a past day: that day, and only its figures, change.
         let past = today - Days::new(2);

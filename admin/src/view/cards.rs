@@ -109,7 +109,9 @@ fn NoPeopleYet(range: u16, own_reads: u64) -> impl IntoView {
             </p>
             <p>
                 "Bots and scanners are never people: they are under scanners and crawlers "
-                "(an agent that says it is a bot, or probes such as /wp-login.php)."
+                "(an agent that says it is a bot, or probes such as /wp-login.php). "
+                "Nor is a script with a browser's agent: a visitor-day counts as people only once it "
+                "fetches one of the page's files (its stylesheet, script or favicon), as every browser does."
             </p>
             <p>
                 "To see a filled tab now, serve with " <code>"--demo"</code> " (" <code>"scripts/serve --demo"</code> "): "

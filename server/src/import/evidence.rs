@@ -35,6 +35,7 @@ impl EvidenceWatch {
     /// Notes a request for one of the page's files.
     pub fn files(&mut self, mark: &FilesMark) {
         self.files += 1;
+        self.watch.files(mark);
         let entry = self
             .days
             .entry((mark.day, mark.visitor.clone()))

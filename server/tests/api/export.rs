@@ -56,7 +56,7 @@ async fn exports_hours_and_visitors_as_json_and_csv() {
     let lines: Vec<&str> = csv.lines().filter(|l| !l.is_empty()).collect();
     assert_eq!(
         lines[0],
-        "store,day,visitor,network,first_seen,last_seen,requests,bots,self_reads,top_paths,sources"
+        "store,day,visitor,network,first_seen,last_seen,requests,bots,self_reads,evidence,bot_classes,top_paths,sources"
     );
     assert_eq!(lines.len(), 3, "a header and two visitor-days:\n{csv}");
     assert!(csv.contains("203.0.113.x") && csv.contains("198.51.100.x"));

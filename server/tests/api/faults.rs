@@ -254,19 +254,26 @@ async fn admin_cookie(app: &TestApp) -> String {
         .post(app.url("/api/admin/sign-in"))
         .header(
             "x-forwarded-for",
-            format!("10.9.{}.{}", n / 250 % 250, n % 250),
+            // The limit is per /24: a new third octet is a new network.
+            format!("10.{}.{}.1", 9 + n / 250 % 200, n % 250),
         )
         .form(&[("password", "faults")])
         .send()
         .await
         .expect("the server answers");
-    answer
+    let status = answer.status();
+    match answer
         .headers()
         .get("set-cookie")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
-        .expect("signed in")
-        .to_owned()
+    {
+        Some(cookie) => cookie.to_owned(),
+        None => panic!(
+            "not signed in: {status} {}",
+            answer.text().await.unwrap_or_default()
+        ),
+    }
 }
 
 /// What the Admin tab says of each store to a signed-in admin:

@@ -112,6 +112,11 @@ async fn each_kind_of_request_leaves_exactly_its_rows() {
     assert_eq!(visitors.len(), 4, "four visitors: {visitors:?}");
     let person = visitor(&visitors, "203.0.113.x");
     assert_eq!((person.requests, person.bots, person.self_reads), (4, 0, 0));
+    assert_eq!(
+        person.evidence,
+        activity::evidence::Evidence::FILES,
+        "its favicon and script marked it as a browser"
+    );
     let sources: Vec<String> = person
         .sources
         .iter()

@@ -15,3 +15,7 @@ CREATE TABLE day_bots (
     visitor_days BIGINT NOT NULL,
     PRIMARY KEY (store, day, class)
 );
+
+-- Marks of a browser's evidence per day: a reader that kept a day's
+-- summary knows it changed even when no request was added.
+ALTER TABLE day_totals ADD COLUMN marks BIGINT NOT NULL DEFAULT 0;

@@ -159,7 +159,16 @@ impl ActivityStore for PostgresStore {
 
     async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
         let started = Instant::now();
-        let result = summary::day_requests(&self.pool, &self.name, since).await;
+        let result =
+            summary::day_requests(&self.pool, &self.name, since, summary::DayColumn::Requests)
+                .await;
+        self.metered(started, result)
+    }
+
+    async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        let started = Instant::now();
+        let result =
+            summary::day_requests(&self.pool, &self.name, since, summary::DayColumn::Marks).await;
         self.metered(started, result)
     }
 

@@ -17,22 +17,38 @@ use crate::failed;
 use crate::read::{count, get, invalid};
 use crate::write::class_bits;
 
-/// Requests per day from `since` on, oldest first.
+/// Which figure of `day_totals` to read.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum DayColumn {
+    /// All requests.
+    Requests,
+    /// Marks of a browser's evidence.
+    Marks,
+}
+
+/// Requests (or marks) per day from `since` on, oldest first.
 pub(crate) async fn day_requests(
     pool: &PgPool,
     store: &StoreName,
     since: NaiveDate,
+    column: DayColumn,
 ) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-    let rows = sqlx::query(
-        "SELECT day, requests FROM day_totals WHERE store = $1 AND day >= $2 ORDER BY day",
-    )
-    .bind(store.as_str())
-    .bind(since)
-    .fetch_all(pool)
-    .await
-    .map_err(failed)?;
+    let sql = match column {
+        DayColumn::Requests => {
+            "SELECT day, requests AS n FROM day_totals WHERE store = $1 AND day >= $2 ORDER BY day"
+        }
+        DayColumn::Marks => {
+            "SELECT day, marks AS n FROM day_totals WHERE store = $1 AND day >= $2 AND marks > 0 ORDER BY day"
+        }
+    };
+    let rows = sqlx::query(sql)
+        .bind(store.as_str())
+        .bind(since)
+        .fetch_all(pool)
+        .await
+        .map_err(failed)?;
     rows.iter()
-        .map(|row| Ok((get(row, "day")?, count(get(row, "requests")?))))
+        .map(|row| Ok((get(row, "day")?, count(get(row, "n")?))))
         .collect()
 }
 

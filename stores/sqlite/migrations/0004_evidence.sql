@@ -15,3 +15,7 @@ CREATE TABLE day_bots (
     visitor_days INTEGER NOT NULL,
     PRIMARY KEY (store, day, class)
 ) WITHOUT ROWID;
+
+-- Marks of a browser's evidence per day: a reader that kept a day's
+-- summary knows it changed even when no request was added.
+ALTER TABLE day_totals ADD COLUMN marks INTEGER NOT NULL DEFAULT 0;

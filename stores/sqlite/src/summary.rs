@@ -15,28 +15,39 @@ use crate::read::{class, count, day, get, invalid};
 use crate::rule;
 use activity::kind_sql;
 
-/// Requests per day from `since` on, oldest first.
+/// Requests (or, with `column` "marks", marks) per day from `since` on, oldest first.
 pub(crate) async fn day_requests(
     pool: &SqlitePool,
     store: &StoreName,
     since: NaiveDate,
+    column: DayColumn,
 ) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-    let rows = sqlx::query(
-        "SELECT day, requests FROM day_totals WHERE store = ?1 AND day >= ?2 ORDER BY day",
-    )
-    .bind(store.as_str())
-    .bind(since.to_string())
-    .fetch_all(pool)
-    .await
-    .map_err(failed)?;
+    let sql = match column {
+        DayColumn::Requests => {
+            "SELECT day, requests AS n FROM day_totals WHERE store = ?1 AND day >= ?2 ORDER BY day"
+        }
+        DayColumn::Marks => {
+            "SELECT day, marks AS n FROM day_totals WHERE store = ?1 AND day >= ?2 AND marks > 0 ORDER BY day"
+        }
+    };
+    let rows = sqlx::query(sql)
+        .bind(store.as_str())
+        .bind(since.to_string())
+        .fetch_all(pool)
+        .await
+        .map_err(failed)?;
     rows.iter()
-        .map(|row| {
-            Ok((
-                day(&get::<String>(row, "day")?)?,
-                count(get(row, "requests")?),
-            ))
-        })
+        .map(|row| Ok((day(&get::<String>(row, "day")?)?, count(get(row, "n")?))))
         .collect()
+}
+
+/// Which figure of `day_totals` to read.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum DayColumn {
+    /// All requests.
+    Requests,
+    /// Marks of a browser's evidence.
+    Marks,
 }
 
 fn kinds() -> String {

@@ -116,7 +116,8 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
         (UPSERT_PATHS, paths),
         (UPSERT_SOURCES, sources),
         // After the visitor rows, so that a mark finds a row of this batch too.
-        (MARK_FILES, marks),
+        (MARK_FILES, marks.clone()),
+        (COUNT_MARKS, marks),
         (UPSERT_BOT_DAYS, bot_days),
     ] {
         if rows.is_empty() {
@@ -165,6 +166,11 @@ const UPSERT_VISITORS: &str = "INSERT INTO visitor_days \
 /// the page's hit was written); a mark without a row marks nothing.
 const MARK_FILES: &str = "UPDATE visitor_days SET evidence = evidence | 1 \
      WHERE (store, day, visitor) IN (SELECT value->>0, value->>1, value->>2 FROM json_each(?1))";
+
+/// The batch's marks per day, so a kept day summary knows it changed.
+const COUNT_MARKS: &str = "INSERT INTO day_totals (store, day, requests, marks) \
+     SELECT value->>0, value->>1, 0, COUNT(*) FROM json_each(?1) GROUP BY 1, 2 \
+     ON CONFLICT (store, day) DO UPDATE SET marks = marks + excluded.marks";
 
 const UPSERT_BOT_DAYS: &str = "INSERT INTO day_bots (store, day, class, requests, visitor_days) \
      SELECT value->>0, value->>1, value->>2, value->>3, 0 FROM json_each(?1) WHERE true \
