@@ -2,8 +2,9 @@
 //! output under `/pkg/` — stylesheet, script, wasm — and the favicon): a
 //! browser keeps them but asks again on each visit (a `304 Not Modified`
 //! against their `Last-Modified`), so a returning reader with a warm cache
-//! still shows the counter a browser's evidence (SPEC §3). A handler's own
-//! `Cache-Control` is kept.
+//! still shows the counter a browser's evidence (SPEC §3). The build's file
+//! names carry no hash, so this is also what keeps a deploy from leaving
+//! readers on yesterday's wasm. A handler's own `Cache-Control` is kept.
 
 use axum::Router;
 use axum::extract::Request;

@@ -1,11 +1,16 @@
 //! The router: the JSON API, the Leptos pages and server functions, and the
 //! static files of the built site, with the 404 page for everything else.
+//! The page's own files (`/pkg/…`, the favicon) are served by tower-http's
+//! `ServeDir`, which answers a browser's `If-Modified-Since` with `304`: they
+//! are revalidated on every visit (`revalidate.rs`), so that costs a round
+//! trip, not the files again.
 
 use axum::Router;
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use leptos::config::LeptosOptions;
 use leptos_axum::{LeptosRoutes, file_and_error_handler, generate_route_list};
+use tower_http::services::{ServeDir, ServeFile};
 
 use app::{App, shell};
 
@@ -28,7 +33,11 @@ pub fn router(options: LeptosOptions) -> Router {
         move || shell(options.clone())
     };
 
+    let root = std::path::Path::new(options.site_root.as_ref());
+    let pkg = format!("/{}", options.site_pkg_dir);
     Router::new()
+        .nest_service(&pkg, ServeDir::new(root.join(options.site_pkg_dir.as_ref())))
+        .route_service("/favicon.ico", ServeFile::new(root.join("favicon.ico")))
         .route("/api/inventory", get(api::inventory))
         // The counter reads the report on its way in; the route only answers.
         .route(NAVIGATION_REPORT, post(|| async { StatusCode::NO_CONTENT }))
