@@ -137,3 +137,32 @@ async fn favicon_is_served() {
     let bytes = response.bytes().await.expect("a body");
     assert_eq!(&bytes[..4], &[0, 0, 1, 0], "ICO header");
 }
+
+/// The page's files are revalidated on every visit (`no-cache`) and a
+/// browser's conditional request gets `304`: a warm cache still reaches the
+/// server (a browser's evidence, SPEC §3) without the file again.
+#[tokio::test]
+async fn the_pages_files_are_revalidated_with_a_304() {
+    let app = spawn_app().await;
+    let first = app.get("/favicon.ico").await;
+    assert_eq!(first.status(), StatusCode::OK);
+    let header = |response: &reqwest::Response, name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    assert_eq!(header(&first, "cache-control").as_deref(), Some("no-cache"));
+    let modified = header(&first, "last-modified").expect("a Last-Modified");
+    let again = app
+        .client
+        .get(app.url("/favicon.ico"))
+        .header("if-modified-since", modified)
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+    // A page is not the page's file: no such header on it.
+    assert_eq!(header(&app.get("/about").await, "cache-control"), None);
+}
