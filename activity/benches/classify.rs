@@ -44,6 +44,7 @@ fn decision(c: &mut Criterion) {
         accept: Some("text/html,application/xhtml+xml"),
         sec_fetch_dest: Some("document"),
         host: Some("example.com"),
+        protocol: Some("HTTP/1.1"),
         ..RequestView::default()
     };
     let asset = RequestView {

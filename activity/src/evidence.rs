@@ -285,7 +285,30 @@ fn key(day: NaiveDate, visitor: &VisitorToken) -> u64 {
 #[derive(Debug)]
 pub struct FilesSeen {
     key: (u64, u64),
-    seen: std::sync::Mutex<std::collections::HashSet<u64>>,
+    seen: std::sync::Mutex<std::collections::HashSet<u64, Prehashed>>,
+}
+
+/// The set's entries are already keyed hashes: hashing them again is waste.
+type Prehashed = std::hash::BuildHasherDefault<Identity>;
+
+/// A hasher that passes a `u64` through.
+#[derive(Debug, Default)]
+struct Identity(u64);
+
+impl Hasher for Identity {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*byte);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value;
+    }
 }
 
 impl FilesSeen {
@@ -329,7 +352,7 @@ impl FilesSeen {
         hasher.finish()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<u64>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<u64, Prehashed>> {
         self.seen
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

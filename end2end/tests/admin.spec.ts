@@ -101,6 +101,10 @@ for (const target of targets) {
         total: before.total + 4,
       });
 
+      // Which bots: the crawler by its agent, the probe as a scanner.
+      await expect(page.locator('.bots-card tr[data-bot-class="search-engine"] td').first()).not.toHaveText('0');
+      await expect(page.locator('.bots-card tr[data-bot-class="scanner"] td').first()).not.toHaveText('0');
+
       // The toggles, after hydration; each keeps the range.
       await hydrated(page);
       expect(blocked).toEqual([]);

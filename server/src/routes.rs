@@ -36,7 +36,10 @@ pub fn router(options: LeptosOptions) -> Router {
     let root = std::path::Path::new(options.site_root.as_ref());
     let pkg = format!("/{}", options.site_pkg_dir);
     Router::new()
-        .nest_service(&pkg, ServeDir::new(root.join(options.site_pkg_dir.as_ref())))
+        .nest_service(
+            &pkg,
+            ServeDir::new(root.join(options.site_pkg_dir.as_ref())),
+        )
         .route_service("/favicon.ico", ServeFile::new(root.join("favicon.ico")))
         .route("/api/inventory", get(api::inventory))
         // The counter reads the report on its way in; the route only answers.

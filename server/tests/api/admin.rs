@@ -352,3 +352,71 @@ async fn server_functions_refuse_a_cross_site_post() {
         .expect("the server answers");
     assert_eq!(answer.status(), StatusCode::OK);
 }
+
+/// The "Which bots" card: requests and visitor-days per class, from the
+/// agent (a search engine, an AI crawler) and from behaviour (a probe, a
+/// browser's agent that never fetched a file: scanners).
+#[tokio::test]
+async fn which_bots_came_by_class() {
+    let app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1"]).await;
+    let from = |path: &'static str, client: &'static str, agent: &'static str| {
+        app.client
+            .get(app.url(path))
+            .header("x-forwarded-for", client)
+            .header("user-agent", agent)
+            .send()
+    };
+    let browser = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+    for (path, client, agent) in [
+        (
+            "/",
+            "203.0.113.1",
+            "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+        ),
+        (
+            "/about",
+            "203.0.113.1",
+            "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+        ),
+        (
+            "/",
+            "203.0.113.2",
+            "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)",
+        ),
+        ("/wp-login.php", "203.0.113.3", browser),
+        ("/", "203.0.113.4", browser),
+    ] {
+        from(path, client, agent).await.expect("answers");
+    }
+    settle(&app).await;
+    let overview: serde_json::Value = post(&app, "/api/admin/overview", &[("days", "7")], None)
+        .await
+        .json()
+        .await
+        .expect("JSON");
+    let row = |class: &str| {
+        overview["bots"]
+            .as_array()
+            .and_then(|rows| rows.iter().find(|row| row["class"] == class))
+            .map(|row| (row["requests"].as_u64(), row["visitor_days"].as_u64()))
+    };
+    assert_eq!(row("search-engine"), Some((Some(2), Some(1))));
+    assert_eq!(row("ai-crawler"), Some((Some(1), Some(1))));
+    assert_eq!(
+        row("scanner"),
+        Some((Some(2), Some(2))),
+        "the probe and the disguised agent"
+    );
+    assert_eq!(
+        row("monitor"),
+        Some((Some(0), Some(0))),
+        "every class is listed"
+    );
+    assert_eq!(overview["bots"].as_array().map(Vec::len), Some(10));
+    let page = get_with(&app, "/admin", None)
+        .await
+        .text()
+        .await
+        .expect("a page");
+    assert!(page.contains("Which bots") && page.contains("data-bot-class=\"ai-crawler\""));
+}

@@ -152,3 +152,56 @@ fn with_a_seed_every_days_token_is_the_live_sites() {
         assert!(lines[0].get("visitor_note").is_none());
     }
 }
+
+/// `explain` names what each request shows of a browser or an impostor,
+/// reading lines in order as the writer would: a page before its file waits
+/// for evidence, a page after it passes, HTTP/1.0 and a form posted at once
+/// are impostors' signs, a prefetch is not counted.
+#[test]
+fn explains_the_browser_evidence_line_by_line() {
+    let line = |at: &str, peer: &str, method: &str, target: &str, extra: &str| {
+        format!(
+            r#"{{"at":"2026-11-29T10:00:{at}Z","peer":"{peer}","method":"{method}","target":"{target}"{extra},"headers":{{"user-agent":"{BROWSER}"}}}}"#
+        )
+    };
+    let input = [
+        line("00", "203.0.113.7", "GET", "/", ""),
+        line("01", "203.0.113.7", "GET", "/pkg/whocomes.css", ""),
+        line("02", "203.0.113.7", "GET", "/about", ""),
+        line("03", "198.51.100.2", "GET", "/", r#","protocol":"HTTP/1.0""#),
+        line("04", "198.51.100.3", "GET", "/join", ""),
+        line("05", "198.51.100.3", "POST", "/join", ""),
+        format!(
+            r#"{{"at":"2026-11-29T10:00:06Z","peer":"198.51.100.4","target":"/","headers":{{"user-agent":"{BROWSER}","sec-purpose":"prefetch"}}}}"#
+        ),
+    ]
+    .join("\n");
+    let (lines, stderr, success) = explain(&["--key", "k"], &input);
+    assert!(success, "{stderr}");
+    let note = |n: usize| lines[n]["evidence_note"].as_str().unwrap_or("").to_owned();
+    let evidence = |n: usize| lines[n]["evidence"].clone();
+    assert!(
+        note(0).contains("once it fetches one of the page's files"),
+        "{}",
+        note(0)
+    );
+    assert_eq!(lines[1]["counted"], false);
+    assert_eq!(evidence(1), serde_json::json!(["fetched the page's files"]));
+    assert!(
+        note(2).starts_with("its visitor-day counts as people"),
+        "{}",
+        note(2)
+    );
+    assert_eq!(evidence(3), serde_json::json!(["HTTP/1.0"]));
+    assert!(note(3).contains("impostor"), "{}", note(3));
+    assert_eq!(evidence(5), serde_json::json!(["form posted at once"]));
+    assert_eq!(lines[6]["counted"], false);
+    assert!(
+        lines[6]["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("prefetch"),
+        "{}",
+        lines[6]
+    );
+}
