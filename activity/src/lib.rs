@@ -7,7 +7,7 @@
 //! site reading itself, where a visit came from, and the pure reports over
 //! stored rows.
 //!
-//! It has no I/O, no SQL and no Leptos, so the rules can be tested on their
+//! It has no I/O, no database and no Leptos, so the rules can be tested on their
 //! own and the same records can be used in the browser: without its `server`
 //! feature it builds for `wasm32-unknown-unknown`.
 //!
@@ -20,7 +20,9 @@
 //! - [`source`] — referrers, tags and their groups;
 //! - [`rules`] — every list, with its defaults; [`bots`] — the bot words;
 //!   [`bot_class`] — which kind of bot; [`evidence`] — a browser's signs;
-//! - [`rows`] — the rows a store keeps; [`report`] — what the dashboard draws.
+//! - [`rows`] — the rows a store keeps; [`report`] — what the dashboard draws;
+//!   [`kind_sql`] — the visitor-day kind rule as the SQL text both stores
+//!   run (text only: this crate talks to no database).
 #![forbid(unsafe_code)]
 
 pub mod address;
