@@ -81,3 +81,53 @@ test('a real browser is people: first visit, warm cache, in-app navigation', asy
     )
     .toEqual({ ...before, people: before.people + 3, total: before.total + 3 });
 });
+
+/** Counted requests for `path` today, from the tab's public overview. */
+async function requestsFor(page: Page, path: string): Promise<number> {
+  const answer = await page.request.post(`${base}/api/admin/overview`, { form: { days: '7' } });
+  const overview = await answer.json();
+  const row = (overview.top_paths as { path: string; requests: number }[]).find((p) => p.path === path);
+  return row?.requests ?? 0;
+}
+
+test('a prefetched page is counted once, when it is shown, not when it is fetched', async ({ browser, page }) => {
+  test.setTimeout(60_000);
+  const before = await requestsFor(page, '/about');
+  const context = await browser.newContext({
+    userAgent: CHROME,
+    extraHTTPHeaders: { 'x-forwarded-for': '198.18.8.1' },
+  });
+  const prefetches: string[] = [];
+  context.on('request', (request) => {
+    const purpose = request.headers()['sec-purpose'];
+    if (purpose) prefetches.push(`${purpose} ${new URL(request.url()).pathname}`);
+  });
+  const visit = await context.newPage();
+  await visit.goto(`${base}/`);
+  await hydrated(visit);
+  // Speculation rules ask Chromium to prefetch /about.
+  await visit.evaluate(() => {
+    const rules = document.createElement('script');
+    rules.type = 'speculationrules';
+    rules.textContent = JSON.stringify({ prefetch: [{ source: 'list', urls: ['/about'] }] });
+    document.head.append(rules);
+  });
+  await expect.poll(() => prefetches.some((p) => p.endsWith('/about')), { timeout: 10_000 }).toBe(true);
+  // Fetched ahead, not shown: not counted.
+  await visit.waitForTimeout(500);
+  expect(await requestsFor(page, '/about')).toBe(before);
+
+  // The reader follows the link (a document navigation, not the router's).
+  await visit.evaluate(() => {
+    window.location.href = '/about';
+  });
+  await expect(visit).toHaveURL(/\/about$/);
+  await hydrated(visit);
+  const delivery = await visit.evaluate(
+    () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming & { deliveryType?: string }).deliveryType,
+  );
+  expect(delivery).toBe('navigational-prefetch');
+  // The app reported the page it was shown from the prefetch: counted once.
+  await expect.poll(() => requestsFor(page, '/about'), { timeout: 10_000 }).toBe(before + 1);
+  await context.close();
+});
