@@ -1,10 +1,12 @@
 //! What the browser-evidence rule did to an import: each imported
 //! visitor-day that made a person-looking request, whether it counts as
 //! people, and if not, by which rule (SPEC §3). Kept in memory for the run
-//! as a few bits per visitor-day, keyed by its token; never printed but as
-//! counts.
+//! as a few bits per visitor-day, keyed by a hash of its day and token (about
+//! 30 bytes each: a million visitor-days take some 30 MB); never printed but
+//! as counts.
 
 use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 
 use activity::evidence::{BrowserEvidence, Evidence, FilesMark, Watch};
 use activity::{Hit, Kind, VisitorToken};
@@ -13,7 +15,7 @@ use chrono::NaiveDate;
 /// The visitor-days of an import and their evidence.
 #[derive(Debug, Default)]
 pub struct EvidenceWatch {
-    days: HashMap<(NaiveDate, VisitorToken), (bool, Evidence)>,
+    days: HashMap<u64, (bool, Evidence)>,
     watch: Watch,
     files: u64,
 }
@@ -26,7 +28,7 @@ impl EvidenceWatch {
             .signs(hit.at.date_naive(), &hit.visitor, hit.at, hit.shape);
         let entry = self
             .days
-            .entry((hit.at.date_naive(), hit.visitor.clone()))
+            .entry(key(hit.at.date_naive(), &hit.visitor))
             .or_default();
         entry.0 |= hit.kind == Kind::Person;
         entry.1 |= hit.evidence | signs;
@@ -36,10 +38,7 @@ impl EvidenceWatch {
     pub fn files(&mut self, mark: &FilesMark) {
         self.files += 1;
         self.watch.files(mark);
-        let entry = self
-            .days
-            .entry((mark.day, mark.visitor.clone()))
-            .or_default();
+        let entry = self.days.entry(key(mark.day, &mark.visitor)).or_default();
         entry.1 |= Evidence::FILES;
     }
 
@@ -74,6 +73,13 @@ impl EvidenceWatch {
         }
         tally
     }
+}
+
+/// A visitor-day's key in the run's memory.
+fn key(day: NaiveDate, visitor: &VisitorToken) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    (day, visitor.as_str()).hash(&mut hasher);
+    hasher.finish()
 }
 
 /// What the rule changed: visitor-days that looked like people, and those
