@@ -92,6 +92,8 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         hit(&name, noon(today, 2), 1, "/resume", Kind::Person, None),
         hit(&name, noon(today, 3), 2, "/wp-login.php", Kind::Bot, None),
         hit(&name, noon(old_day, 0), 3, "/", Kind::SelfRead, None),
+        // A disguised agent on the day that will expire: a scanner's, kept by class.
+        hit(&name, noon(old_day, 1), 6, "/", Kind::Person, None),
     ];
     let second = vec![
         hit(
@@ -239,14 +241,33 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         .expired_kinds_since(old_day - Duration::days(1))
         .await
         .unwrap_or_else(|e| panic!("reads expired kinds: {e}"));
-    let own_read = crate::report::KindCounts {
+    let kept_kinds = crate::report::KindCounts {
         own_reads: 1,
+        scanners: 1,
         ..Default::default()
     };
     assert_eq!(
         expired,
-        vec![(old_day, own_read)],
+        vec![(old_day, kept_kinds)],
         "kinds kept for expired days"
+    );
+    // …and its bot classes: the disguised visitor-day as a scanner's, with its request.
+    let classes = store
+        .bot_days_since(old_day)
+        .await
+        .unwrap_or_else(|e| panic!("reads bot days: {e}"));
+    let old_scanners: Vec<_> = classes
+        .iter()
+        .filter(|(day, class, _)| *day == old_day && *class == BotClass::Scanner)
+        .map(|(_, _, count)| *count)
+        .collect();
+    assert_eq!(
+        old_scanners,
+        vec![crate::report::BotCount {
+            requests: 1,
+            visitor_days: 1
+        }],
+        "bot classes kept for expired days"
     );
     let later = store
         .expired_kinds_since(old_day + Duration::days(1))

@@ -159,11 +159,6 @@ impl MergedVisitor {
         )
     }
 
-    /// [`classes`](Self::classes), one by one.
-    pub fn classes_iter(&self) -> impl Iterator<Item = BotClass> {
-        self.classes().iter()
-    }
-
     /// Whether it was moved to scanners and crawlers for want of evidence.
     pub fn disguised(&self) -> bool {
         is_disguised(self.requests, self.bots, self.self_reads, self.evidence)

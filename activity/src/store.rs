@@ -11,7 +11,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::bot_class::BotClass;
 use crate::hit::StoreName;
-use crate::report::{BotCount, FunnelStep, KindCounts, MergedVisitor, visitor_kind};
+use crate::report::{BotCount, FunnelStep, KindCounts, merge_visitors, visitor_kind};
 use crate::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use crate::summary::{self, DaySummary};
 
@@ -276,7 +276,7 @@ pub struct MemoryStore {
     retention: Retention,
     kept: Mutex<Batch>,
     expired: Mutex<BTreeMap<NaiveDate, KindCounts>>,
-    expired_classes: Mutex<BTreeMap<(NaiveDate, BotClass), u64>>,
+    expired_classes: Mutex<BTreeMap<(NaiveDate, BotClass), BotCount>>,
     marks: Mutex<BTreeMap<NaiveDate, u64>>,
     imports: Mutex<BTreeMap<String, Imported>>,
     meter: CostMeter,
@@ -402,9 +402,8 @@ impl ActivityStore for MemoryStore {
                 row.self_reads,
                 row.evidence,
             ));
-            let merged = crate::report::merge_visitors([row]);
-            for class in merged.iter().flat_map(MergedVisitor::classes_iter) {
-                *classes.entry((row.day, class)).or_default() += 1;
+            for (class, count) in crate::report::class_visitor_days(&merge_visitors([row])) {
+                *classes.entry((row.day, class)).or_default() += count;
             }
         }
         kept.visitors.retain(|row| row.day >= visitor_cutoff);
@@ -466,8 +465,8 @@ impl ActivityStore for MemoryStore {
             .expired_classes
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        for ((day, class), visitor_days) in classes.range((since, BotClass::SearchEngine)..) {
-            days.entry((*day, *class)).or_default().visitor_days += visitor_days;
+        for ((day, class), count) in classes.range((since, BotClass::SearchEngine)..) {
+            *days.entry((*day, *class)).or_default() += *count;
         }
         Ok(days
             .into_iter()
