@@ -12,8 +12,6 @@
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
-use crate::rules::RulesError;
-
 const DEFAULT_WORDS: &str = include_str!("bots.txt");
 
 /// Names that contain a bot word but belong to people's devices (the CUBOT
@@ -65,9 +63,9 @@ impl BotPatterns {
     }
 
     /// Compiles a list of words (matched as case-insensitive substrings).
-    pub fn new(words: Vec<String>) -> Result<Self, RulesError> {
+    pub fn new(words: Vec<String>) -> Result<Self, BotWordsError> {
         if words.iter().any(|word| word.trim().is_empty()) {
-            return Err(RulesError::EmptyBotWord);
+            return Err(BotWordsError::Empty);
         }
         let automaton = case_insensitive(&words)?;
         let exceptions = case_insensitive(NOT_BOTS)?;
@@ -125,7 +123,18 @@ fn shape_of(agent: &str) -> Option<&'static str> {
     .then_some("says it is compatible but names no browser")
 }
 
-fn case_insensitive<S: AsRef<[u8]>>(words: &[S]) -> Result<AhoCorasick, RulesError> {
+/// Why a list of bot words cannot be used.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum BotWordsError {
+    /// An empty word would match every agent.
+    #[error("a bot word is empty; it would match every user agent")]
+    Empty,
+    /// The pattern compiler refused the words.
+    #[error("cannot compile the bot words: {0}")]
+    Compile(String),
+}
+
+fn case_insensitive<S: AsRef<[u8]>>(words: &[S]) -> Result<AhoCorasick, BotWordsError> {
     AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
         .match_kind(MatchKind::LeftmostLongest)
@@ -133,7 +142,7 @@ fn case_insensitive<S: AsRef<[u8]>>(words: &[S]) -> Result<AhoCorasick, RulesErr
         // enough for its table to stay in cache.
         .kind(Some(AhoCorasickKind::DFA))
         .build(words)
-        .map_err(|error| RulesError::Patterns(error.to_string()))
+        .map_err(|error| BotWordsError::Compile(error.to_string()))
 }
 
 #[cfg(test)]

@@ -347,7 +347,7 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
         (old_day, today),
         (today - Duration::days(1), today - Duration::days(1)),
     ] {
-        let reference = crate::summary::read_and_summarize(store, first, last, &steps)
+        let reference = crate::store::read_and_summarize(store, first, last, &steps)
             .await
             .unwrap_or_else(|e| panic!("reads rows: {e}"));
         let summaries = store

@@ -8,7 +8,7 @@ use ipnet::IpNet;
 use serde::{Deserialize, Serialize};
 
 use crate::bot_class::BotClasses;
-use crate::bots::BotPatterns;
+use crate::bots::{BotPatterns, BotWordsError};
 use crate::evidence::BrowserEvidence;
 
 /// Why a set of rules could not be built.
@@ -26,6 +26,15 @@ pub enum RulesError {
     /// The pattern compiler refused the lists.
     #[error("cannot compile the patterns: {0}")]
     Patterns(String),
+}
+
+impl From<BotWordsError> for RulesError {
+    fn from(error: BotWordsError) -> Self {
+        match error {
+            BotWordsError::Empty => Self::EmptyBotWord,
+            BotWordsError::Compile(why) => Self::Patterns(why),
+        }
+    }
 }
 
 /// The rules as plain lists, with documented defaults. Compile them with

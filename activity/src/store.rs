@@ -106,14 +106,14 @@ pub trait ActivityStore: Send + Sync {
     /// The summaries of the days from `first` to `last` (both included)
     /// that have rows, oldest first, with the funnel of `steps`. Stores
     /// should sum in their engine; by default the rows are read and summed
-    /// by [`summary::read_and_summarize`], which the contract compares with.
+    /// by [`read_and_summarize`], which the contract compares with.
     async fn day_summaries(
         &self,
         first: NaiveDate,
         last: NaiveDate,
         steps: &[FunnelStep],
     ) -> Result<Vec<DaySummary>, StoreError> {
-        summary::read_and_summarize(self, first, last, steps).await
+        read_and_summarize(self, first, last, steps).await
     }
 
     /// All requests per day from `since` on, oldest first. A day's figure
@@ -477,4 +477,27 @@ impl ActivityStore for MemoryStore {
     fn cost(&self) -> Cost {
         self.meter.snapshot()
     }
+}
+
+/// Reads a store's rows from `first` on and summarizes the days from
+/// `first` to `last`: what every store's own `day_summaries` must equal.
+pub async fn read_and_summarize<S: ActivityStore + ?Sized>(
+    store: &S,
+    first: NaiveDate,
+    last: NaiveDate,
+    steps: &[FunnelStep],
+) -> Result<Vec<DaySummary>, StoreError> {
+    let visitors = store.visitors_since(first).await?;
+    let expired = store.expired_kinds_since(first).await?;
+    let hours = store.hours_since(summary::midnight(first)).await?;
+    let bot_days = store.bot_days_since(first).await?;
+    Ok(summary::summarize(
+        first,
+        last,
+        &merge_visitors(&visitors),
+        &expired,
+        &hours,
+        &bot_days,
+        steps,
+    ))
 }

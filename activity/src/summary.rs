@@ -4,8 +4,9 @@
 //!
 //! Days add up: a range's cards are its days' summaries summed, so a reader
 //! can keep the summaries of days that no longer change. Stores make them in
-//! their own engine ([`ActivityStore::day_summaries`]); the store contract
-//! checks every store against [`read_and_summarize`].
+//! their own engine (`ActivityStore::day_summaries`); the store contract
+//! checks every store against `store::read_and_summarize`, which makes them
+//! from a store's rows with [`summarize`].
 
 use std::collections::BTreeMap;
 
@@ -18,7 +19,6 @@ use crate::report::{
 };
 use crate::rows::HourRow;
 use crate::source::Source;
-use crate::store::{ActivityStore, StoreError};
 
 /// The most funnel steps a store's engine counts in one pass (one bit each).
 pub const MAX_STEPS: usize = 62;
@@ -226,27 +226,4 @@ pub fn day_requests(hours: &[HourRow]) -> Vec<(NaiveDate, u64)> {
         *days.entry(hour.hour.date_naive()).or_default() += hour.requests;
     }
     days.into_iter().collect()
-}
-
-/// Reads a store's rows from `first` on and summarizes the days from
-/// `first` to `last`: what every store's own `day_summaries` must equal.
-pub async fn read_and_summarize<S: ActivityStore + ?Sized>(
-    store: &S,
-    first: NaiveDate,
-    last: NaiveDate,
-    steps: &[FunnelStep],
-) -> Result<Vec<DaySummary>, StoreError> {
-    let visitors = store.visitors_since(first).await?;
-    let expired = store.expired_kinds_since(first).await?;
-    let hours = store.hours_since(midnight(first)).await?;
-    let bot_days = store.bot_days_since(first).await?;
-    Ok(summarize(
-        first,
-        last,
-        &report::merge_visitors(&visitors),
-        &expired,
-        &hours,
-        &bot_days,
-        steps,
-    ))
 }

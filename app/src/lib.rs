@@ -1,7 +1,7 @@
 //! # app — the site whocomes counts
 //!
-//! A small portfolio (landing, inventory, about, résumé) and the page that will
-//! become whocomes' Admin tab, written once with Leptos and built twice: with
+//! A small portfolio (landing, inventory, about, résumé) with whocomes' Admin
+//! tab mounted at `/admin`, written once with Leptos and built twice: with
 //! `ssr` for the server (HTML first paint, server functions, status codes) and
 //! with `hydrate` for the browser (the same components take over the HTML).
 //!

@@ -115,8 +115,10 @@ pub struct ServeArgs {
     #[arg(long, env = "WHOCOMES_DEMO_SEED", default_value_t = 1)]
     pub demo_seed: u64,
 
-    /// Serve without counting anything (no layer, no store): for measuring
-    /// what counting costs, side by side with a counting server.
+    /// Serve without counting anything: the counting layer is left off, so
+    /// no request leaves a hit (the store is still opened and the Admin tab
+    /// still reads it). For measuring what counting costs, side by side with
+    /// a counting server.
     #[arg(long, env = "WHOCOMES_NO_COUNTING")]
     pub no_counting: bool,
 }

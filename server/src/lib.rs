@@ -2,7 +2,10 @@
 //!
 //! - [`cli`] — flags and `WHOCOMES_*` variables;
 //! - [`counting`] — the counting flags, turned into an `activity::Counter`;
+//! - [`admin_args`] — the Admin tab's flags (password, private);
 //! - [`explain`] — `whocomes explain`: why each request counts as it does;
+//! - [`import`] — `whocomes import`: access logs replayed through the same rules;
+//! - [`demo`] — `whocomes demo`: a made-up history, imported into a store of its own;
 //! - [`export`] — `whocomes export`: what a store holds, as JSON or CSV;
 //! - [`key`] — the site's secret key: given, read, or made once (kept as hex);
 //! - [`day_keys`] — the live day keys kept in the data folder, turned daily;
@@ -17,6 +20,7 @@
 //! - [`headers`] — the security headers on every answer;
 //! - [`revalidate`] — the page's files asked for again on every visit;
 //! - [`shutdown`] — stopping on SIGTERM / Ctrl-C;
+//! - `api` — the site's JSON route; `private_file` — writing owner-only files;
 //! - [`telemetry`] — logging.
 #![forbid(unsafe_code)]
 

@@ -237,8 +237,9 @@ impl Application {
             SHUTDOWN_GRACE,
         )
         .await;
-        // The router (and with it every sender of the queue) is gone: the
-        // writer drains what is left and ends.
+        // The server has stopped (a request it gave up waiting for may still
+        // hold a sender): the writer closes its queue, drains what is left
+        // and ends.
         let stats = self.writer.finish().await;
         tracing::info!(
             written = stats.written,

@@ -7,8 +7,12 @@
 //! meanwhile, as long as it holds at most `max_pending_hits`; beyond that
 //! the oldest batches are given up, one at a time, until what is held fits
 //! again, and their hits are counted as lost (the newest are kept: when the
-//! store comes back, the recent past is what the tab shows first). When every sender is
-//! gone (the server stopped), it writes what is left and ends.
+//! store comes back, the recent past is what the tab shows first). When
+//! [`WriterHandle::finish`] is called (the server stopped), or every sender
+//! is gone (an import's feed dropped), it closes the queue, writes what is
+//! left and ends. Before folding, it works out the signs that need a
+//! visitor-day's recent past (`evidence::Watch`: a file before the page, a
+//! form posted at once, a rate no reader keeps), in arrival order.
 
 use std::collections::VecDeque;
 use std::sync::Arc;

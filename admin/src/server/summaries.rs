@@ -397,7 +397,7 @@ mod tests {
             kept, before,
             "summing takes longer than FRESH_WAIT: the kept day"
         );
-        let reference = summary::read_and_summarize(
+        let reference = activity::store::read_and_summarize(
             stores[0].as_ref(),
             today - Days::new(4),
             today,
@@ -489,7 +489,7 @@ mod tests {
         let past = today - Days::new(2);
         let more = activity::sample::day_rows(&name, past, 10, 99);
         stores[0].record(&more).await.expect("kept");
-        let reference = summary::read_and_summarize(
+        let reference = activity::store::read_and_summarize(
             stores[0].as_ref(),
             today - Days::new(4),
             today,

@@ -20,7 +20,7 @@ use activity::bot_class::BotClass;
 use activity::report::{BotCount, FunnelStep, KindCounts};
 use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use activity::store::{ActivityStore, CostMeter, Imported, Retention, StoreError};
-use activity::summary::{self as reference, DaySummary, MAX_STEPS};
+use activity::summary::{DaySummary, MAX_STEPS};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::PgPool;
@@ -150,7 +150,7 @@ impl ActivityStore for PostgresStore {
         steps: &[FunnelStep],
     ) -> Result<Vec<DaySummary>, StoreError> {
         if steps.len() > MAX_STEPS {
-            return reference::read_and_summarize(self, first, last, steps).await;
+            return activity::store::read_and_summarize(self, first, last, steps).await;
         }
         let started = Instant::now();
         let result = summary::day_summaries(&self.pool, &self.name, first, last, steps).await;
