@@ -1,6 +1,7 @@
 //! The contract every [`ActivityStore`] adapter must meet, as one async
 //! function its tests call with a fresh, empty store (default retention:
 //! visitor rows 30 days, hourly rows kept). It panics on the first breach.
+//! Behind the `testing` feature: test support, not production code.
 
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 
@@ -15,11 +16,7 @@ use crate::store::ActivityStore;
 use crate::token::VisitorToken;
 
 fn token(n: u8) -> VisitorToken {
-    let text = format!("{n:032x}");
-    match serde_json::from_value(serde_json::Value::String(text)) {
-        Ok(token) => token,
-        Err(error) => panic!("a test token: {error}"),
-    }
+    VisitorToken::parse(&format!("{n:032x}")).unwrap_or_else(|| panic!("a test token: {n}"))
 }
 
 fn hit(

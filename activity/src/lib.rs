@@ -29,6 +29,7 @@ pub mod address;
 pub mod bot_class;
 pub mod bots;
 pub mod classify;
+#[cfg(any(test, feature = "testing"))]
 pub mod contract;
 pub mod corpus;
 pub mod evidence;
@@ -43,6 +44,7 @@ pub mod recording;
 pub mod report;
 pub mod rows;
 pub mod rules;
+#[cfg(any(test, feature = "testing"))]
 pub mod sample;
 pub mod source;
 pub mod store;

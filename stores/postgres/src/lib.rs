@@ -9,6 +9,7 @@
 
 mod read;
 mod summary;
+#[cfg(feature = "testing")]
 pub mod testing;
 mod write;
 
