@@ -91,12 +91,12 @@ impl DaySummary {
 
 /// Day summaries being filled in, one per day, in any order.
 #[derive(Debug)]
-pub struct Days {
+pub struct DaySums {
     steps: usize,
     days: BTreeMap<NaiveDate, DaySummary>,
 }
 
-impl Days {
+impl DaySums {
     /// None yet, for a funnel of `steps` steps.
     pub fn new(steps: usize) -> Self {
         Self {
@@ -177,7 +177,7 @@ pub fn summarize(
     steps: &[FunnelStep],
 ) -> Vec<DaySummary> {
     let within = |day: NaiveDate| first <= day && day <= last;
-    let mut days = Days::new(steps.len());
+    let mut days = DaySums::new(steps.len());
     let mut visitors_by_day: BTreeMap<NaiveDate, Vec<MergedVisitor>> = BTreeMap::new();
     for visitor in visitors.iter().filter(|v| within(v.day)) {
         visitors_by_day

@@ -165,7 +165,7 @@ impl Admin {
     }
 
     /// The day summaries kept between reads.
-    fn summaries(&self) -> &Arc<SummaryCache> {
+    fn summary_cache(&self) -> &Arc<SummaryCache> {
         &self.0.summaries
     }
 

@@ -45,7 +45,7 @@ pub async fn overview(admin: &Admin, range: u16, now: DateTime<Utc>, details: bo
     let steps = admin.funnel();
     let marks = Marks::read(stores, previous_first).await;
     let (summaries, summary_error) = match admin
-        .summaries()
+        .summary_cache()
         .summaries(stores, &marks, previous_first, today, steps)
         .await
     {

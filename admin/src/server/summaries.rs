@@ -21,10 +21,17 @@ use chrono::{Days, NaiveDate};
 /// the period before it.
 const KEEP_DAYS: u64 = 2 * 366;
 
-/// What one store says about one day: its requests, its marks of a
-/// browser's evidence, and whether its visitor rows have expired. A
-/// summary is current while these are.
-type Mark = (u64, u64, bool);
+/// What one store says about one day. A kept summary is current while
+/// every store says the same as when it was made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Mark {
+    /// Its requests.
+    requests: u64,
+    /// Its marks of a browser's evidence (a file fetched after the page).
+    files: u64,
+    /// Whether its visitor rows have expired.
+    expired: bool,
+}
 
 /// What every store says about each day (`None`: the store could not be read).
 #[derive(Debug, Default)]
@@ -83,12 +90,16 @@ impl Marks {
                 let requests = requests.as_ref()?.get(&day).copied().unwrap_or(0);
                 let files = files.as_ref()?.get(&day).copied().unwrap_or(0);
                 let expired = expired.as_ref()?.contains_key(&day);
-                Some((requests, files, expired))
+                Some(Mark {
+                    requests,
+                    files,
+                    expired,
+                })
             })
             .collect();
         marks
             .iter()
-            .any(|mark| matches!(mark, Some(mark) if *mark != (0, 0, false)))
+            .any(|mark| matches!(mark, Some(mark) if *mark != Mark::default()))
             .then_some(marks)
     }
 

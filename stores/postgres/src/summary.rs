@@ -8,8 +8,8 @@ use activity::bot_class::BotClass;
 use activity::kind_sql;
 use activity::report::{BotCount, FunnelStep, KindCounts, PathTotal};
 use activity::store::StoreError;
-use activity::summary::{DaySummary, Days, midnight, step_bits};
-use chrono::{Days as DayCount, NaiveDate};
+use activity::summary::{DaySummary, DaySums, midnight, step_bits};
+use chrono::{Days, NaiveDate};
 use sqlx::PgPool;
 use sqlx::postgres::PgRow;
 
@@ -76,7 +76,7 @@ pub(crate) async fn day_summaries(
     last: NaiveDate,
     steps: &[FunnelStep],
 ) -> Result<Vec<DaySummary>, StoreError> {
-    let mut days = Days::new(steps.len());
+    let mut days = DaySums::new(steps.len());
     let day_of = |row: &PgRow| get::<NaiveDate>(row, "day");
 
     for row in query(pool, &kinds(), store, first, last).await? {
@@ -139,7 +139,7 @@ pub(crate) async fn day_summaries(
     )
     .bind(store.as_str())
     .bind(midnight(first))
-    .bind(midnight(last + DayCount::new(1)))
+    .bind(midnight(last + Days::new(1)))
     .fetch_all(pool)
     .await
     .map_err(failed)?;
@@ -163,7 +163,7 @@ async fn bot_classes(
     pool: &PgPool,
     store: &StoreName,
     (first, last): (NaiveDate, NaiveDate),
-    days: &mut Days,
+    days: &mut DaySums,
 ) -> Result<(), StoreError> {
     let kept = "SELECT day, class, requests, visitor_days FROM day_bots \
                 WHERE store = $1 AND day BETWEEN $2 AND $3";

@@ -6,7 +6,7 @@
 use activity::StoreName;
 use activity::report::{BotCount, FunnelStep, KindCounts, PathTotal};
 use activity::store::StoreError;
-use activity::summary::{DaySummary, Days, step_bits};
+use activity::summary::{DaySummary, DaySums, step_bits};
 use chrono::NaiveDate;
 use sqlx::SqlitePool;
 
@@ -75,7 +75,7 @@ pub(crate) async fn day_summaries(
     steps: &[FunnelStep],
 ) -> Result<Vec<DaySummary>, StoreError> {
     let (from, to) = (first.to_string(), last.to_string());
-    let mut days = Days::new(steps.len());
+    let mut days = DaySums::new(steps.len());
     let day_of = |row: &sqlx::sqlite::SqliteRow| day(&get::<String>(row, "day")?);
 
     for row in query(pool, &kinds(), store, &from, &to).await? {
@@ -162,7 +162,7 @@ async fn bot_classes(
     pool: &SqlitePool,
     store: &StoreName,
     (from, to): (&str, &str),
-    days: &mut Days,
+    days: &mut DaySums,
 ) -> Result<(), StoreError> {
     let kept = "SELECT day, class, requests, visitor_days FROM day_bots \
                 WHERE store = ?1 AND day BETWEEN ?2 AND ?3";
