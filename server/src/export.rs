@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use admin::server::export::{write_hours, write_visitors};
-use chrono::{NaiveDate, TimeZone as _, Utc};
+use admin::server::export::{ExportFormat, write_hours, write_visitors};
+use chrono::{NaiveDate, Utc};
 use clap::{Args, ValueEnum};
 
 use crate::storage::StoreArgs;
@@ -18,15 +18,6 @@ pub enum ExportWhat {
     Visitors,
 }
 
-/// How to write them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ExportFormat {
-    /// A JSON array of records.
-    Json,
-    /// CSV with a header row; paths and sources as JSON in their cells.
-    Csv,
-}
-
 /// What `whocomes export` takes.
 #[derive(Clone, Debug, Args)]
 pub struct ExportArgs {
@@ -38,8 +29,9 @@ pub struct ExportArgs {
     #[arg(long)]
     pub since: Option<NaiveDate>,
 
-    /// `json` or `csv`.
-    #[arg(long, value_enum, default_value = "json")]
+    /// `json` (an array of records) or `csv` (a header row; paths and
+    /// sources as JSON in their cells).
+    #[arg(long, default_value = "json", value_parser = parse_format)]
     pub format: ExportFormat,
 
     #[command(flatten)]
@@ -59,14 +51,15 @@ pub async fn export(args: &ExportArgs, out: impl Write) -> anyhow::Result<usize>
         .unwrap_or_else(|| Utc::now().date_naive() - chrono::Days::new(30));
     let written = match args.what {
         ExportWhat::Hours => {
-            let start = Utc.from_utc_datetime(&since.and_time(chrono::NaiveTime::MIN));
-            let rows = store.hours_since(start).await?;
-            write_hours(&rows, args.format.into(), out)?;
+            let rows = store
+                .hours_since(activity::summary::midnight(since))
+                .await?;
+            write_hours(&rows, args.format, out)?;
             rows.len()
         }
         ExportWhat::Visitors => {
             let rows = store.visitors_since(since).await?;
-            write_visitors(&rows, args.format.into(), out)?;
+            write_visitors(&rows, args.format, out)?;
             rows.len()
         }
     };
@@ -74,11 +67,6 @@ pub async fn export(args: &ExportArgs, out: impl Write) -> anyhow::Result<usize>
     Ok(written)
 }
 
-impl From<ExportFormat> for admin::server::export::ExportFormat {
-    fn from(format: ExportFormat) -> Self {
-        match format {
-            ExportFormat::Json => Self::Json,
-            ExportFormat::Csv => Self::Csv,
-        }
-    }
+fn parse_format(text: &str) -> Result<ExportFormat, String> {
+    text.parse()
 }

@@ -15,6 +15,19 @@ pub enum ExportFormat {
     Csv,
 }
 
+impl std::str::FromStr for ExportFormat {
+    type Err = String;
+
+    /// `json` or `csv` (a download's extension, `whocomes export --format`).
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "json" => Ok(Self::Json),
+            "csv" => Ok(Self::Csv),
+            _ => Err(format!("'{text}' is not an export format: use json or csv")),
+        }
+    }
+}
+
 impl ExportFormat {
     /// The file extension and the media type.
     pub fn describe(self) -> (&'static str, &'static str) {

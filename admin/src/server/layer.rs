@@ -19,8 +19,9 @@ use tower_service::Service;
 use super::Admin;
 use super::export::{ExportFormat, write_hours, write_visitors};
 use super::origin::{FUNCTIONS, cross_site};
-use super::overview::{first_day, midnight_of};
+use super::overview::first_day;
 use crate::model::{EXPORT_PREFIX, range_or_default};
+use activity::summary::midnight;
 
 /// The layer an app adds to serve the Admin tab.
 #[derive(Clone, Debug)]
@@ -138,10 +139,11 @@ async fn export(admin: &Admin, file: &str, request: &http::request::Parts) -> Re
         );
     }
     let now = Utc::now();
-    let (what, format) = match file.rsplit_once('.') {
-        Some((what, "csv")) => (what, ExportFormat::Csv),
-        Some((what, "json")) => (what, ExportFormat::Json),
-        _ => return plain(StatusCode::NOT_FOUND, "no such export\n"),
+    let Some((what, Ok(format))) = file
+        .rsplit_once('.')
+        .map(|(what, extension)| (what, extension.parse::<ExportFormat>()))
+    else {
+        return plain(StatusCode::NOT_FOUND, "no such export\n");
     };
     let visitors = match what {
         "hours" => false,
@@ -171,7 +173,7 @@ async fn export(admin: &Admin, file: &str, request: &http::request::Parts) -> Re
     } else {
         let mut rows = Vec::new();
         for store in admin.stores() {
-            match store.hours_since(midnight_of(since)).await {
+            match store.hours_since(midnight(since)).await {
                 Ok(more) => rows.extend(more),
                 Err(error) => return unreadable(store.name(), &error),
             }

@@ -10,7 +10,7 @@ use activity::report::{self, BotCount, KindCounts, SourceReport};
 use activity::rows::VisitorDay;
 use activity::source::SourceGroup;
 use activity::summary::DaySummary;
-use chrono::{DateTime, Days, NaiveDate, NaiveTime, Utc};
+use chrono::{DateTime, Days, NaiveDate, Utc};
 
 use crate::model::{
     BotRow, DayKinds, Overview, SourceRow, StoreLine, StoreStatus, Totals, VisitorRow, WriterStatus,
@@ -26,11 +26,6 @@ pub const VISITOR_ROWS: usize = 500;
 /// The first day of a range of `range` days ending `today`.
 pub fn first_day(today: NaiveDate, range: u16) -> NaiveDate {
     today - Days::new(u64::from(range.max(1)) - 1)
-}
-
-/// The start of a UTC day.
-pub fn midnight_of(day: NaiveDate) -> DateTime<Utc> {
-    day.and_time(NaiveTime::MIN).and_utc()
 }
 
 /// The overview of the `range` days ending `now`'s day, over every store.
