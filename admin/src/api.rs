@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Access, Overview, VisitorRow};
+use crate::model::{Access, AdminError, Overview, VisitorRow};
 #[cfg(feature = "ssr")]
 use crate::server::Admin;
 
@@ -20,31 +20,37 @@ pub struct VisitorTable {
     pub total: usize,
 }
 
+/// A failure of the server itself (not the caller's), in words.
+#[cfg(feature = "ssr")]
+fn failed(words: &str) -> AdminError {
+    AdminError::Call(ServerFnErrorErr::ServerError(words.to_owned()))
+}
+
 /// The state and the request, or an error that says the layer is missing.
 #[cfg(feature = "ssr")]
-fn context() -> Result<(Admin, http::request::Parts), ServerFnError> {
-    let parts = use_context::<http::request::Parts>()
-        .ok_or_else(|| ServerFnError::new("no request in context"))?;
-    let admin = parts.extensions.get::<Admin>().cloned().ok_or_else(|| {
-        ServerFnError::new(
-            "the Admin tab is not set up: add admin::server::Admin::layer() to the router",
-        )
-    })?;
+fn context() -> Result<(Admin, http::request::Parts), AdminError> {
+    let parts =
+        use_context::<http::request::Parts>().ok_or_else(|| failed("no request in context"))?;
+    let admin = parts
+        .extensions
+        .get::<Admin>()
+        .cloned()
+        .ok_or(AdminError::NotSetUp)?;
     Ok((admin, parts))
 }
 
-/// Answers 401 (or another status) with a message for the page.
+/// Answers 401 (or another status) with the error for the page.
 #[cfg(feature = "ssr")]
-fn refuse(status: http::StatusCode, message: &str) -> ServerFnError {
+fn refuse(status: http::StatusCode, error: AdminError) -> AdminError {
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
         response.set_status(status);
     }
-    ServerFnError::new(message)
+    error
 }
 
 /// Whether the caller is signed in, and whether the tab is private.
 #[server(prefix = "/api/admin", endpoint = "access")]
-pub async fn read_access() -> Result<Access, ServerFnError> {
+pub async fn read_access() -> Result<Access, AdminError> {
     let (admin, parts) = context()?;
     Ok(Access {
         signed_in: admin.signed_in(&parts.headers, chrono::Utc::now()),
@@ -55,14 +61,11 @@ pub async fn read_access() -> Result<Access, ServerFnError> {
 
 /// The aggregates for the last `days` days (7, 30, 90 or 365).
 #[server(prefix = "/api/admin", endpoint = "overview")]
-pub async fn read_overview(days: u16) -> Result<Overview, ServerFnError> {
+pub async fn read_overview(days: u16) -> Result<Overview, AdminError> {
     let (admin, parts) = context()?;
     let now = chrono::Utc::now();
     if !admin.may_read_aggregates(&parts.headers, now) {
-        return Err(refuse(
-            http::StatusCode::UNAUTHORIZED,
-            "this Admin tab is private: sign in",
-        ));
+        return Err(refuse(http::StatusCode::UNAUTHORIZED, AdminError::Private));
     }
     let range = crate::model::range_or_default(days);
     let details = admin.signed_in(&parts.headers, now);
@@ -71,13 +74,13 @@ pub async fn read_overview(days: u16) -> Result<Overview, ServerFnError> {
 
 /// The visitor rows of the last `days` days: signed-in admins only.
 #[server(prefix = "/api/admin", endpoint = "visitors")]
-pub async fn read_visitors(days: u16) -> Result<VisitorTable, ServerFnError> {
+pub async fn read_visitors(days: u16) -> Result<VisitorTable, AdminError> {
     let (admin, parts) = context()?;
     let now = chrono::Utc::now();
     if !admin.signed_in(&parts.headers, now) {
         return Err(refuse(
             http::StatusCode::UNAUTHORIZED,
-            "sign in to see the visitor table",
+            AdminError::SignInFirst,
         ));
     }
     let range = crate::model::range_or_default(days);
@@ -87,8 +90,8 @@ pub async fn read_visitors(days: u16) -> Result<VisitorTable, ServerFnError> {
 
 /// Signs in with the admin password; sets the session cookie.
 #[server(prefix = "/api/admin", endpoint = "sign-in")]
-pub async fn sign_in(password: String) -> Result<(), ServerFnError> {
-    use crate::server::SignInError;
+pub async fn sign_in(password: String) -> Result<(), AdminError> {
+    use crate::model::SignInError;
     let (admin, parts) = context()?;
     match admin.sign_in(&password, &parts, chrono::Utc::now()).await {
         Ok(cookie) => {
@@ -109,24 +112,24 @@ pub async fn sign_in(password: String) -> Result<(), ServerFnError> {
             ) {
                 response.insert_header(http::header::RETRY_AFTER, http::HeaderValue::from(seconds));
             }
-            Err(refuse(status, &error.to_string()))
+            Err(refuse(status, AdminError::SignIn(error)))
         }
     }
 }
 
 /// Ends the session.
 #[server(prefix = "/api/admin", endpoint = "sign-out")]
-pub async fn sign_out() -> Result<(), ServerFnError> {
+pub async fn sign_out() -> Result<(), AdminError> {
     let (admin, parts) = context()?;
     set_cookie(&admin.sign_out(&parts))
 }
 
 #[cfg(feature = "ssr")]
-fn set_cookie(cookie: &str) -> Result<(), ServerFnError> {
+fn set_cookie(cookie: &str) -> Result<(), AdminError> {
     let response = use_context::<leptos_axum::ResponseOptions>()
-        .ok_or_else(|| ServerFnError::new("no response in context"))?;
-    let value =
-        http::HeaderValue::from_str(cookie).map_err(|e| ServerFnError::new(e.to_string()))?;
+        .ok_or_else(|| failed("no response in context"))?;
+    let value = http::HeaderValue::from_str(cookie)
+        .map_err(|_| failed("the session cookie is not a header value"))?;
     response.append_header(http::header::SET_COOKIE, value);
     Ok(())
 }

@@ -203,3 +203,82 @@ pub struct Access {
     /// An admin password is configured at all.
     pub sign_in_possible: bool,
 }
+
+/// Why a sign-in was refused.
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SignInError {
+    /// The operator set no password.
+    #[error("signing in is off: the server has no admin password")]
+    NoPassword,
+    /// The password is not the admin password.
+    #[error("wrong password")]
+    Wrong,
+    /// Too many attempts from this network: try again in this many seconds.
+    #[error("too many sign-in attempts from your network; try again in {} minutes", .0.div_ceil(60))]
+    TooMany(u64),
+    /// Too many attempts from everywhere at once: try again in this many seconds.
+    #[error("too many sign-in attempts right now; try again in {0} seconds")]
+    Busy(u64),
+}
+
+impl SignInError {
+    /// The seconds to send as `Retry-After`, when there is a wait.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            Self::TooMany(seconds) | Self::Busy(seconds) => Some(*seconds),
+            Self::NoPassword | Self::Wrong => None,
+        }
+    }
+}
+
+/// Why a server function of the tab did not answer with its figures: what
+/// the view shows, matched by variant (never parsed from text). Sent as JSON.
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AdminError {
+    /// The server has no Admin state: the embedder left the layer out.
+    #[error("the Admin tab is not set up: add admin::server::Admin::layer() to the router")]
+    NotSetUp,
+    /// The operator made the whole tab sign-in only.
+    #[error("this Admin tab is private: sign in")]
+    Private,
+    /// The visitor table needs a session.
+    #[error("sign in to see the visitor table")]
+    SignInFirst,
+    /// A sign-in was refused.
+    #[error(transparent)]
+    SignIn(#[from] SignInError),
+    /// The call itself failed (the network, an argument, the server).
+    #[error("{0}")]
+    Call(leptos::server_fn::error::ServerFnErrorErr),
+}
+
+impl AdminError {
+    /// The error as the page says it: the call's own words without the
+    /// framework's prefix for a failed call, else the sentence above.
+    pub fn sentence(&self) -> String {
+        use leptos::server_fn::error::ServerFnErrorErr as Call;
+        match self {
+            Self::Call(
+                Call::ServerError(words)
+                | Call::Request(words)
+                | Call::Response(words)
+                | Call::Args(words)
+                | Call::MissingArg(words)
+                | Call::Deserialization(words)
+                | Call::Serialization(words)
+                | Call::Registration(words)
+                | Call::MiddlewareError(words)
+                | Call::UnsupportedRequestMethod(words),
+            ) => words.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
+impl leptos::server_fn::error::FromServerFnError for AdminError {
+    type Encoder = leptos::server_fn::codec::JsonEncoding;
+
+    fn from_server_fn_error(value: leptos::server_fn::error::ServerFnErrorErr) -> Self {
+        Self::Call(value)
+    }
+}

@@ -315,32 +315,7 @@ fn says_https(headers: &http::HeaderMap) -> bool {
     proto || forwarded
 }
 
-/// Why a sign-in was refused.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum SignInError {
-    /// The operator set no password.
-    #[error("signing in is off: the server has no admin password")]
-    NoPassword,
-    /// The password is not the admin password.
-    #[error("wrong password")]
-    Wrong,
-    /// Too many attempts from this network: try again in this many seconds.
-    #[error("too many sign-in attempts from your network; try again in {} minutes", .0.div_ceil(60))]
-    TooMany(u64),
-    /// Too many attempts from everywhere at once: try again in this many seconds.
-    #[error("too many sign-in attempts right now; try again in {0} seconds")]
-    Busy(u64),
-}
-
-impl SignInError {
-    /// The seconds to send as `Retry-After`, when there is a wait.
-    pub fn retry_after(&self) -> Option<u64> {
-        match self {
-            Self::TooMany(seconds) | Self::Busy(seconds) => Some(*seconds),
-            Self::NoPassword | Self::Wrong => None,
-        }
-    }
-}
+pub use crate::model::SignInError;
 
 /// How long a client refused over the global budget is asked to wait.
 const BUSY_RETRY_SECONDS: u64 = 2;

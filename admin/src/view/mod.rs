@@ -55,7 +55,7 @@ pub fn AdminTab() -> impl IntoView {
                     match overview.await {
                         Ok(overview) => cards::Cards(cards::CardsProps { overview, toggles }).into_any(),
                         Err(error) => view! {
-                            <p class="admin-error" role="alert">{clean_error(&error.to_string())}</p>
+                            <p class="admin-error" role="alert">{error.sentence()}</p>
                         }
                         .into_any(),
                     }
@@ -64,13 +64,4 @@ pub fn AdminTab() -> impl IntoView {
             <visitors::VisitorSection range=toggles.range access session />
         </section>
     }
-}
-
-/// A server function's error as a sentence (without the error type's prefix).
-pub(crate) fn clean_error(message: &str) -> String {
-    message
-        .split_once(": ")
-        .filter(|(head, _)| head.contains("error"))
-        .map_or(message, |(_, rest)| rest)
-        .to_owned()
 }

@@ -4,9 +4,8 @@
 
 use leptos::prelude::*;
 
-use super::clean_error;
 use crate::api::{SignIn, SignOut, read_visitors};
-use crate::model::{Access, EXPORT_PREFIX, VisitorRow};
+use crate::model::{Access, AdminError, EXPORT_PREFIX, VisitorRow};
 
 /// Export links for the current range.
 #[component]
@@ -32,7 +31,7 @@ fn Exports(range: RwSignal<u16>, visitors: bool) -> impl IntoView {
 #[component]
 pub(crate) fn VisitorSection(
     range: RwSignal<u16>,
-    access: Resource<Result<Access, ServerFnError>>,
+    access: Resource<Result<Access, AdminError>>,
     session: RwSignal<u32>,
 ) -> impl IntoView {
     let sign_in = ServerAction::<SignIn>::new();
@@ -46,7 +45,7 @@ pub(crate) fn VisitorSection(
         }
     });
     let refused = move || match sign_in.value().get() {
-        Some(Err(error)) => Some(clean_error(&error.to_string())),
+        Some(Err(error)) => Some(error.sentence()),
         _ => None,
     };
     view! {
@@ -121,7 +120,7 @@ fn VisitorTable(range: RwSignal<u16>, session: RwSignal<u32>) -> impl IntoView {
                         }
                         .into_any()
                     }
-                    Err(error) => view! { <p class="admin-error" role="alert">{clean_error(&error.to_string())}</p> }.into_any(),
+                    Err(error) => view! { <p class="admin-error" role="alert">{error.sentence()}</p> }.into_any(),
                 }
             })}
         </Transition>

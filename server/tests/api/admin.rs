@@ -227,13 +227,16 @@ async fn sign_in_attempts_are_limited_per_network() {
         StatusCode::TOO_MANY_REQUESTS,
         "even the right password waits"
     );
+    // A typed error the page matches on, not text to parse back apart.
+    let error: admin::model::AdminError = limited.json().await.expect("the error as JSON");
     assert!(
-        limited
-            .text()
-            .await
-            .expect("text")
-            .contains("too many sign-in attempts")
+        matches!(
+            error,
+            admin::model::AdminError::SignIn(admin::model::SignInError::TooMany(_))
+        ),
+        "{error:?}"
     );
+    assert!(error.sentence().contains("too many sign-in attempts"));
 }
 
 #[tokio::test]
