@@ -59,9 +59,18 @@ async fn settle(app: &TestApp) {
     panic!("the writer did not catch up: {:?}", app.recorder_stats());
 }
 
-#[tokio::test]
+// Two workers, and a request timeout longer than the default 30 s: in two
+// of six full runs of the suite (the machine's two cores busy with the leak
+// tests' 31,000 requests), one `GET /admin` here was answered 408 after 30 s,
+// though it takes about 20 ms alone. The timing line says which and how long
+// if it happens again (see the closing note of issue 15).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tabs_own_reads_are_never_counted() {
-    let app = spawn_app_with(&[&format!("--admin-password={PASSWORD}")]).await;
+    let app = spawn_app_with(&[
+        &format!("--admin-password={PASSWORD}"),
+        "--request-timeout=120",
+    ])
+    .await;
     for path in ["/", "/about", "/api/inventory"] {
         assert_eq!(app.get(path).await.status(), StatusCode::OK);
     }
@@ -72,10 +81,13 @@ async fn the_tabs_own_reads_are_never_counted() {
     let (_, cookie) = sign_in(&app).await;
     for round in 0..5 {
         let session = (round % 2 == 0).then_some(cookie.as_str());
-        assert_eq!(
-            get_with(&app, "/admin", session).await.status(),
-            StatusCode::OK
+        let started = std::time::Instant::now();
+        let status = get_with(&app, "/admin", session).await.status();
+        eprintln!(
+            "round {round}: GET /admin answered {status} in {:?}",
+            started.elapsed()
         );
+        assert_eq!(status, StatusCode::OK);
         for days in ["7", "30", "365"] {
             post(&app, "/api/admin/overview", &[("days", days)], session).await;
             post(&app, "/api/admin/visitors", &[("days", days)], session).await;
