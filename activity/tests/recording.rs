@@ -325,3 +325,31 @@ async fn files_mark_their_visitor_day_once_and_write_nothing_of_their_own() {
     // Folded into the batch with its row: no mark was left for the store.
     assert!(store.day_marks(day).await.expect("reads").is_empty());
 }
+
+/// A flood of file requests from many addresses takes at most half the
+/// queue: the marks beyond it are refused (and counted), and a hit still
+/// finds room.
+#[tokio::test]
+async fn a_flood_of_files_cannot_crowd_out_the_hits() {
+    let store = store();
+    let config = RecorderConfig {
+        queue: 8,
+        flush_every: Duration::from_secs(3_600),
+        flush_hits: 1_000,
+        ..RecorderConfig::default()
+    };
+    let (layer, writer) = start(counter(), store.clone(), config);
+    for n in 0..2_000u32 {
+        let peer = format!("10.{}.{}.{}:1", n >> 16 & 255, n >> 8 & 255, n & 255);
+        send(&layer, request("/pkg/whocomes.css", &peer, BROWSER)).await;
+    }
+    send(&layer, request("/", "203.0.113.7:5000", BROWSER)).await;
+    drop(layer);
+    let stats = writer.finish().await;
+    assert!(stats.dropped_marks > 0, "some marks refused: {stats:?}");
+    assert_eq!(
+        (stats.queued, stats.dropped, stats.written),
+        (1, 0, 1),
+        "{stats:?}"
+    );
+}

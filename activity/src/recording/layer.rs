@@ -183,8 +183,11 @@ impl Shared {
             // The first file of a visitor-day marks it; the rest cost no token.
             let client = self.counter.client_address(&view, peer);
             if self.files_seen.first(now.date_naive(), client) {
-                let mark = self.counter.files_mark_of(client, now);
-                if self.queue.try_send(Seen::Files(mark)).is_err() {
+                // Marks never take the queue's last half: a flood of file
+                // requests from many addresses cannot crowd out the hits.
+                let room = self.queue.capacity() * 2 >= self.queue.max_capacity();
+                let mark = || Seen::Files(self.counter.files_mark_of(client, now));
+                if !room || self.queue.try_send(mark()).is_err() {
                     self.stats.dropped_mark();
                     self.files_seen.forget(now.date_naive(), client);
                 }
