@@ -17,7 +17,7 @@ fn passes(p: &str) -> String {
     )
 }
 
-/// People: a person request and [`passes`].
+/// People: a person request, a browser's evidence and no impostor's sign.
 pub fn people(p: &str) -> String {
     format!("({p}requests > {p}bots + {p}self_reads AND {})", passes(p))
 }

@@ -115,7 +115,7 @@ impl RecorderStats {
     }
 
     /// Hits that arrived in the `seconds` before `now` (at most
-    /// [`RECENT_SECONDS`]; hits still in the queue are not in it yet).
+    /// `RECENT_SECONDS`; hits still in the queue are not in it yet).
     pub fn recent(&self, now: DateTime<Utc>, seconds: i64) -> u64 {
         let since = now.timestamp() - seconds.min(RECENT_SECONDS);
         let recent = self
