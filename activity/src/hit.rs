@@ -360,11 +360,10 @@ impl Counter {
         if self.rules.config.browser_evidence == BrowserEvidence::Off {
             evidence |= Evidence::WAIVED;
         }
-        let from_proxy = peer.is_some_and(|peer| self.proxies.trusts(peer));
         let old = request.protocol.is_some_and(|p| {
             p.eq_ignore_ascii_case("HTTP/1.0") || p.eq_ignore_ascii_case("HTTP/0.9")
         });
-        if old && !from_proxy {
+        if old && !peer.is_some_and(|peer| self.proxies.trusts(peer)) {
             evidence |= Evidence::OLD_PROTOCOL;
         }
         evidence

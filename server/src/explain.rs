@@ -107,7 +107,8 @@ pub fn explain(
     no_token: Option<&str>,
 ) -> std::io::Result<Summary> {
     let mut summary = Summary::default();
-    let classes = BotClasses::new_default().map_err(std::io::Error::other)?;
+    // The classes the counter's rules already hold.
+    let classes = counter.rules().bot_classes();
     let mut watch = Watch::default();
     for (index, line) in input.split(b'\n').enumerate() {
         let number = index + 1;
@@ -115,25 +116,20 @@ pub fn explain(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let written = match explain_line(
-            &line,
-            number,
-            (counter, &classes, &mut watch),
-            now,
-            no_token,
-        ) {
-            Ok(json) => {
-                summary.explained += 1;
-                json
-            }
-            Err(error) => {
-                summary.malformed += 1;
-                serde_json::to_string(&Malformed {
-                    line: number,
-                    error,
-                })?
-            }
-        };
+        let written =
+            match explain_line(&line, number, (counter, classes, &mut watch), now, no_token) {
+                Ok(json) => {
+                    summary.explained += 1;
+                    json
+                }
+                Err(error) => {
+                    summary.malformed += 1;
+                    serde_json::to_string(&Malformed {
+                        line: number,
+                        error,
+                    })?
+                }
+            };
         writeln!(output, "{written}")?;
     }
     output.flush()?;

@@ -272,6 +272,17 @@ fn reference(text: &str, rules: &Rules) -> (BTreeMap<NaiveDate, Day>, u64) {
     (days, malformed)
 }
 
+/// The SQLite store an import into `data` wrote.
+async fn open_store(data: &std::path::Path) -> activity_sqlite::SqliteStore {
+    activity_sqlite::SqliteStore::open(
+        data.join("activity.db").to_str().expect("UTF-8"),
+        StoreName::parse("sqlite").expect("a name"),
+        Retention::default(),
+    )
+    .await
+    .expect("opens")
+}
+
 fn import_args(data: &std::path::Path, log: &std::path::Path) -> server::import::ImportArgs {
     import_args_with(data, log, "files")
 }
@@ -333,13 +344,7 @@ async fn every_corpus_log_is_counted_as_the_reference_counts_it() {
             "{name}: malformed lines"
         );
 
-        let store = activity_sqlite::SqliteStore::open(
-            data.path().join("activity.db").to_str().expect("UTF-8"),
-            StoreName::parse("sqlite").expect("a name"),
-            Retention::default(),
-        )
-        .await
-        .expect("opens");
+        let store = open_store(data.path()).await;
         let first = *expected.keys().next().expect("days");
         let last = *expected.keys().last().expect("days");
         let hours = store
@@ -421,13 +426,7 @@ async fn import_kinds(
     let tally = server::import::import(&import_args_with(data.path(), log, evidence))
         .await
         .expect("imports");
-    let store = activity_sqlite::SqliteStore::open(
-        data.path().join("activity.db").to_str().expect("UTF-8"),
-        StoreName::parse("sqlite").expect("a name"),
-        Retention::default(),
-    )
-    .await
-    .expect("opens");
+    let store = open_store(data.path()).await;
     let visitors = store
         .visitors_since(NaiveDate::MIN)
         .await
