@@ -239,8 +239,8 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         .await
         .unwrap_or_else(|e| panic!("reads expired kinds: {e}"));
     let kept_kinds = crate::report::KindCounts {
-        own_reads: 1,
-        scanners: 1,
+        self_reads: 1,
+        bots: 1,
         ..Default::default()
     };
     assert_eq!(
@@ -378,20 +378,20 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
         .day_summaries(old_day, today, &steps)
         .await
         .unwrap_or_else(|e| panic!("summarizes days: {e}"));
-    let old = summaries.first().map(|s| (s.day, s.kinds.own_reads));
+    let old = summaries.first().map(|s| (s.day, s.kinds.self_reads));
     assert_eq!(old, Some((old_day, 1)), "an expired day keeps its kinds");
     let yesterday = &summaries[summaries.len() - 2];
     assert!(
-        yesterday.kinds.people > 0 && yesterday.kinds.scanners > 0 && yesterday.kinds.own_reads > 0,
+        yesterday.kinds.people > 0 && yesterday.kinds.bots > 0 && yesterday.kinds.self_reads > 0,
         "the sample has every kind: {:?}",
         yesterday.kinds
     );
     assert!(yesterday.steps[0] > 0 && yesterday.steps[0] == yesterday.steps[4]);
-    let today_counts = summaries.last().map(|s| (s.kinds.people, s.kinds.scanners));
+    let today_counts = summaries.last().map(|s| (s.kinds.people, s.kinds.bots));
     assert_eq!(
         today_counts,
         Some((2, 2)),
-        "people: 1 and 5 (marked); scanners: 2 (probes) and 4 (disguised)"
+        "people: 1 and 5 (marked); bots: 2 (probes) and 4 (disguised)"
     );
     let scanners = summaries
         .last()

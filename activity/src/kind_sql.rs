@@ -23,12 +23,12 @@ pub fn people(p: &str) -> String {
 }
 
 /// Scanners and crawlers: not people, and not only the site's own reads.
-pub fn scanners(p: &str) -> String {
+pub fn bots(p: &str) -> String {
     format!("({p}requests > {p}self_reads AND NOT {})", people(p))
 }
 
 /// The site's own reads: nothing but.
-pub fn own_reads(p: &str) -> String {
+pub fn self_reads(p: &str) -> String {
     format!("({p}requests <= {p}self_reads)")
 }
 

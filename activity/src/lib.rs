@@ -34,6 +34,8 @@ pub mod contract;
 pub mod corpus;
 pub mod evidence;
 pub mod hit;
+#[cfg(any(test, feature = "testing"))]
+pub mod holdings;
 pub mod kind_sql;
 pub mod logline;
 pub mod past;

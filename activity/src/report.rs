@@ -20,22 +20,23 @@ use crate::token::VisitorToken;
 pub enum VisitorKind {
     /// Made at least one person request, and showed a browser's evidence
     /// and no impostor's sign ([`Evidence::passes`]).
-    People,
-    /// Otherwise, made at least one bot request or person-looking request.
-    ScannersAndCrawlers,
+    Person,
+    /// Otherwise, made at least one bot request or person-looking request:
+    /// scanners and crawlers.
+    Bot,
     /// Otherwise: only the site's own reads.
-    OwnReads,
+    SelfRead,
 }
 
 /// The kind of a visitor-day with these request counts and evidence
 /// (SPEC §3). Every store's engine applies the same rule in its own words.
 pub fn visitor_kind(requests: u64, bots: u64, self_reads: u64, evidence: Evidence) -> VisitorKind {
     if requests > bots.saturating_add(self_reads) && evidence.passes() {
-        VisitorKind::People
+        VisitorKind::Person
     } else if requests > self_reads {
-        VisitorKind::ScannersAndCrawlers
+        VisitorKind::Bot
     } else {
-        VisitorKind::OwnReads
+        VisitorKind::SelfRead
     }
 }
 
@@ -73,7 +74,7 @@ pub fn classes_of(
     classes: ClassSet,
 ) -> ClassSet {
     let mut classes = classes;
-    if visitor_kind(requests, bots, self_reads, evidence) != VisitorKind::ScannersAndCrawlers {
+    if visitor_kind(requests, bots, self_reads, evidence) != VisitorKind::Bot {
         return ClassSet::default();
     }
     if is_disguised(requests, bots, self_reads, evidence) {
@@ -87,24 +88,24 @@ pub fn classes_of(
 pub struct KindCounts {
     /// People.
     pub people: u64,
-    /// Scanners and crawlers.
-    pub scanners: u64,
+    /// Scanners and crawlers (bots, and agents disguised as people).
+    pub bots: u64,
     /// The site's own reads.
-    pub own_reads: u64,
+    pub self_reads: u64,
 }
 
 impl KindCounts {
     /// All visitor-days.
     pub fn total(&self) -> u64 {
-        self.people + self.scanners + self.own_reads
+        self.people + self.bots + self.self_reads
     }
 
     /// Counts one more visitor-day of `kind`.
     pub fn add(&mut self, kind: VisitorKind) {
         match kind {
-            VisitorKind::People => self.people += 1,
-            VisitorKind::ScannersAndCrawlers => self.scanners += 1,
-            VisitorKind::OwnReads => self.own_reads += 1,
+            VisitorKind::Person => self.people += 1,
+            VisitorKind::Bot => self.bots += 1,
+            VisitorKind::SelfRead => self.self_reads += 1,
         }
     }
 }
@@ -112,8 +113,8 @@ impl KindCounts {
 impl std::ops::AddAssign for KindCounts {
     fn add_assign(&mut self, more: Self) {
         self.people += more.people;
-        self.scanners += more.scanners;
-        self.own_reads += more.own_reads;
+        self.bots += more.bots;
+        self.self_reads += more.self_reads;
     }
 }
 
@@ -270,7 +271,7 @@ pub fn funnel(visitors: &[MergedVisitor], steps: &[FunnelStep]) -> Vec<FunnelCou
 pub fn step_counts(visitors: &[MergedVisitor], steps: &[FunnelStep]) -> Vec<u64> {
     let people: Vec<&MergedVisitor> = visitors
         .iter()
-        .filter(|v| v.kind() == VisitorKind::People)
+        .filter(|v| v.kind() == VisitorKind::Person)
         .collect();
     steps
         .iter()
@@ -344,7 +345,7 @@ impl SourceReport {
 /// Where the people came from.
 pub fn source_groups(visitors: &[MergedVisitor]) -> SourceReport {
     let mut report = SourceReport::default();
-    for visitor in visitors.iter().filter(|v| v.kind() == VisitorKind::People) {
+    for visitor in visitors.iter().filter(|v| v.kind() == VisitorKind::Person) {
         report.add(visitor.sources.keys(), 1);
     }
     report
@@ -482,26 +483,20 @@ mod tests {
     #[test]
     fn a_visitor_day_is_exactly_one_kind() {
         let files = Evidence::FILES;
-        assert_eq!(visitor_kind(3, 1, 1, files), VisitorKind::People);
-        assert_eq!(
-            visitor_kind(2, 1, 1, files),
-            VisitorKind::ScannersAndCrawlers
-        );
-        assert_eq!(visitor_kind(2, 0, 2, files), VisitorKind::OwnReads);
-        assert_eq!(visitor_kind(0, 0, 0, files), VisitorKind::OwnReads);
+        assert_eq!(visitor_kind(3, 1, 1, files), VisitorKind::Person);
+        assert_eq!(visitor_kind(2, 1, 1, files), VisitorKind::Bot);
+        assert_eq!(visitor_kind(2, 0, 2, files), VisitorKind::SelfRead);
+        assert_eq!(visitor_kind(0, 0, 0, files), VisitorKind::SelfRead);
         // Person-looking requests without a browser's evidence, or with an
         // impostor's sign: scanners and crawlers (disguised).
-        assert_eq!(
-            visitor_kind(3, 1, 1, Evidence::NONE),
-            VisitorKind::ScannersAndCrawlers
-        );
+        assert_eq!(visitor_kind(3, 1, 1, Evidence::NONE), VisitorKind::Bot);
         assert!(is_disguised(3, 1, 1, Evidence::NONE));
         assert_eq!(
             visitor_kind(1, 0, 0, files | Evidence::OLD_PROTOCOL),
-            VisitorKind::ScannersAndCrawlers
+            VisitorKind::Bot
         );
-        assert_eq!(visitor_kind(1, 0, 0, Evidence::WAIVED), VisitorKind::People);
-        assert_eq!(visitor_kind(1, 0, 1, Evidence::NONE), VisitorKind::OwnReads);
+        assert_eq!(visitor_kind(1, 0, 0, Evidence::WAIVED), VisitorKind::Person);
+        assert_eq!(visitor_kind(1, 0, 1, Evidence::NONE), VisitorKind::SelfRead);
         let mut googlebot = ClassSet::default();
         googlebot.insert(BotClass::SearchEngine);
         assert_eq!(classes_of(2, 2, 0, Evidence::NONE, googlebot), googlebot);
@@ -526,12 +521,12 @@ mod tests {
         assert_eq!(merged[0].stores.len(), 2);
         assert_eq!(
             merged[0].kind(),
-            VisitorKind::People,
+            VisitorKind::Person,
             "a person request on either store"
         );
         let days = daily_kinds(&merged);
         let first = days[&NaiveDate::from_ymd_opt(2026, 11, 1).expect("a day")];
-        assert_eq!((first.people, first.scanners, first.own_reads), (1, 0, 0));
+        assert_eq!((first.people, first.bots, first.self_reads), (1, 0, 0));
     }
 
     #[test]

@@ -181,7 +181,7 @@ proptest! {
         prop_assert_eq!(total as usize, merged.len());
         for (day, kinds) in &days {
             let on_day = merged.iter().filter(|v| v.day == *day).count() as u64;
-            prop_assert_eq!(kinds.people + kinds.scanners + kinds.own_reads, on_day);
+            prop_assert_eq!(kinds.people + kinds.bots + kinds.self_reads, on_day);
         }
 
         let mut shuffled = rows.clone();

@@ -316,11 +316,11 @@ async fn files_mark_their_visitor_day_once_and_write_nothing_of_their_own() {
         .collect();
     assert!(kinds.contains(&(
         "203.0.113.x".to_owned(),
-        activity::report::VisitorKind::People
+        activity::report::VisitorKind::Person
     )));
     assert!(kinds.contains(&(
         "198.51.100.x".to_owned(),
-        activity::report::VisitorKind::ScannersAndCrawlers
+        activity::report::VisitorKind::Bot
     )));
     // Folded into the batch with its row: no mark was left for the store.
     assert!(store.day_marks(day).await.expect("reads").is_empty());

@@ -95,12 +95,12 @@ pub fn stacked_kinds(days: &[DayKinds]) -> Result<String, String> {
     let top = axis_top(days.iter().map(|d| d.kinds.total()).max().unwrap_or(0));
     let layers: [(&str, Colour, Span); 3] = [
         ("people", palette::PEOPLE, |d| (0, d.kinds.people)),
-        ("scanners and crawlers", palette::SCANNERS, |d| {
-            (d.kinds.people, d.kinds.people + d.kinds.scanners)
+        ("scanners and crawlers", palette::BOTS, |d| {
+            (d.kinds.people, d.kinds.people + d.kinds.bots)
         }),
-        ("the site's own reads", palette::OWN_READS, |d| {
-            let below = d.kinds.people + d.kinds.scanners;
-            (below, below + d.kinds.own_reads)
+        ("the site's own reads", palette::SELF_READS, |d| {
+            let below = d.kinds.people + d.kinds.bots;
+            (below, below + d.kinds.self_reads)
         }),
     ];
     let gap = if days.len() > 120 { 0.0 } else { 0.15 };
@@ -206,13 +206,13 @@ mod tests {
 
     use super::*;
 
-    fn day(n: u32, people: u64, scanners: u64, own_reads: u64) -> DayKinds {
+    fn day(n: u32, people: u64, bots: u64, self_reads: u64) -> DayKinds {
         DayKinds {
             day: NaiveDate::from_ymd_opt(2026, 11, n).expect("a day"),
             kinds: KindCounts {
                 people,
-                scanners,
-                own_reads,
+                bots,
+                self_reads,
             },
         }
     }

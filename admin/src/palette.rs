@@ -18,12 +18,12 @@ impl Colour {
 /// People: Okabe–Ito blue.
 pub const PEOPLE: Colour = Colour(0x00, 0x72, 0xB2);
 /// Scanners and crawlers: Okabe–Ito orange.
-pub const SCANNERS: Colour = Colour(0xE6, 0x9F, 0x00);
+pub const BOTS: Colour = Colour(0xE6, 0x9F, 0x00);
 /// The site's own reads: Okabe–Ito grey.
-pub const OWN_READS: Colour = Colour(0x99, 0x99, 0x99);
+pub const SELF_READS: Colour = Colour(0x99, 0x99, 0x99);
 
 /// The three kinds, bottom to top of the stack.
-pub const KINDS: [Colour; 3] = [PEOPLE, SCANNERS, OWN_READS];
+pub const KINDS: [Colour; 3] = [PEOPLE, BOTS, SELF_READS];
 
 /// One colour per store line, in order; a fifth store starts again with a
 /// different marker (see the chart), so lines never rely on colour alone.

@@ -9,13 +9,13 @@ import { adminPassword, adminPorts, withPostgres } from '../servers';
 const CHROME =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
-type Counts = { people: number; scanners: number; own: number; total: number };
+type Counts = { people: number; bots: number; selfReads: number; total: number };
 
 /** Today's visitor-days by kind, from the tab's table (today is the first row). */
 async function today(page: Page): Promise<Counts> {
   const cells = await page.locator('table.kinds-table tbody tr').first().locator('td').allTextContents();
-  const [people, scanners, own, total] = cells.map(Number);
-  return { people, scanners, own, total };
+  const [people, bots, selfReads, total] = cells.map(Number);
+  return { people, bots, selfReads, total };
 }
 
 /** Reloads the tab until today's counts are `expected` (the writer flushes every 100 ms). */
@@ -96,8 +96,8 @@ for (const target of targets) {
 
       await waitForCounts(page, `${base}/admin`, {
         people: before.people + 1,
-        scanners: before.scanners + 2,
-        own: before.own + 1,
+        bots: before.bots + 2,
+        selfReads: before.selfReads + 1,
         total: before.total + 4,
       });
 
@@ -214,8 +214,8 @@ test.describe('two servers, one view', () => {
       .toEqual({ sqlite: linesBefore.sqlite + 1, postgres: linesBefore.postgres + 2 });
     await waitForCounts(page, `${sqlite}/admin`, {
       people: before.people + 2,
-      scanners: before.scanners,
-      own: before.own,
+      bots: before.bots,
+      selfReads: before.selfReads,
       total: before.total + 2,
     });
   });

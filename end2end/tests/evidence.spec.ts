@@ -11,12 +11,12 @@ const CHROME =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const base = `http://127.0.0.1:${adminPorts.sqlite}`;
 
-type Counts = { people: number; scanners: number; own: number; total: number };
+type Counts = { people: number; bots: number; selfReads: number; total: number };
 
 async function today(page: Page): Promise<Counts> {
   const cells = await page.locator('table.kinds-table tbody tr').first().locator('td').allTextContents();
-  const [people, scanners, own, total] = cells.map(Number);
-  return { people, scanners, own, total };
+  const [people, bots, selfReads, total] = cells.map(Number);
+  return { people, bots, selfReads, total };
 }
 
 async function hydrated(page: Page) {

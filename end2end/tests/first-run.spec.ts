@@ -57,13 +57,13 @@ async function figure(page: Page, label: string): Promise<number> {
 /** The range's visitor-days by kind, summed from the tab's table. */
 async function kinds(page: Page) {
   const rows = page.locator('table.kinds-table tbody tr');
-  const sums = { people: 0, scanners: 0, own: 0 };
+  const sums = { people: 0, bots: 0, selfReads: 0 };
   for (const cells of await rows.evaluateAll((trs) =>
     trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => Number(td.textContent))),
   )) {
     sums.people += cells[0];
-    sums.scanners += cells[1];
-    sums.own += cells[2];
+    sums.bots += cells[1];
+    sums.selfReads += cells[2];
   }
   return sums;
 }
@@ -120,8 +120,8 @@ test('first run: the empty tab explains itself; with --demo it shows three kinds
     await expect(page.locator('.range-status')).toContainText('The last 90 days');
     const sums = await kinds(page);
     expect(sums.people).toBeGreaterThan(0);
-    expect(sums.scanners).toBeGreaterThan(0);
-    expect(sums.own).toBeGreaterThan(0);
+    expect(sums.bots).toBeGreaterThan(0);
+    expect(sums.selfReads).toBeGreaterThan(0);
     const svg = page.locator('.chart svg');
     await expect(svg).toContainText('people');
     await expect(svg).toContainText('scanners and crawlers');

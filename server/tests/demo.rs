@@ -121,12 +121,12 @@ async fn the_history_has_three_kinds_a_rhythm_sources_a_funnel_and_ipv6() {
     let (mut weekday_people, mut weekdays, mut weekend_people, mut weekends) = (0, 0, 0, 0);
     for (day, summary) in &days {
         assert!(
-            summary.kinds.own_reads >= 3,
+            summary.kinds.self_reads >= 3,
             "the monitor reads the site every day: {day}"
         );
         all.people += summary.kinds.people;
-        all.scanners += summary.kinds.scanners;
-        all.own_reads += summary.kinds.own_reads;
+        all.bots += summary.kinds.bots;
+        all.self_reads += summary.kinds.self_reads;
         if matches!(day.weekday(), Weekday::Sat | Weekday::Sun) {
             weekend_people += summary.kinds.people;
             weekends += 1;
@@ -137,7 +137,7 @@ async fn the_history_has_three_kinds_a_rhythm_sources_a_funnel_and_ipv6() {
     }
     println!("demo, seed 7, 90 days: {all:?}");
     assert!(
-        all.people > 1_000 && all.scanners > 500 && all.own_reads >= 270,
+        all.people > 1_000 && all.bots > 500 && all.self_reads >= 270,
         "{all:?}"
     );
     let (weekday_mean, weekend_mean) = (

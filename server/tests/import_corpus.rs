@@ -42,8 +42,8 @@ struct Day {
     bots: u64,
     self_reads: u64,
     people: u64,
-    scanners: u64,
-    own_reads: u64,
+    bot_days: u64,
+    self_read_days: u64,
 }
 
 fn corpus() -> Option<Vec<PathBuf>> {
@@ -264,9 +264,9 @@ fn reference(text: &str, rules: &Rules) -> (BTreeMap<NaiveDate, Day>, u64) {
         if seen.requests > seen.bots + seen.self_reads && seen.files && !seen.impostor {
             entry.people += 1;
         } else if seen.requests > seen.self_reads {
-            entry.scanners += 1;
+            entry.bot_days += 1;
         } else {
-            entry.own_reads += 1;
+            entry.self_read_days += 1;
         }
     }
     (days, malformed)
@@ -362,9 +362,9 @@ async fn every_corpus_log_is_counted_as_the_reference_counts_it() {
         for row in &visitors {
             let day = got.entry(row.day).or_default();
             match visitor_kind(row.requests, row.bots, row.self_reads, row.evidence) {
-                activity::report::VisitorKind::People => day.people += 1,
-                activity::report::VisitorKind::ScannersAndCrawlers => day.scanners += 1,
-                activity::report::VisitorKind::OwnReads => day.own_reads += 1,
+                activity::report::VisitorKind::Person => day.people += 1,
+                activity::report::VisitorKind::Bot => day.bot_days += 1,
+                activity::report::VisitorKind::SelfRead => day.self_read_days += 1,
             }
         }
         for (day, not_counted) in &tally.not_counted_by_day {
@@ -394,8 +394,8 @@ async fn every_corpus_log_is_counted_as_the_reference_counts_it() {
                 counts.bots,
                 counts.self_reads,
                 counts.people,
-                counts.scanners,
-                counts.own_reads
+                counts.bot_days,
+                counts.self_read_days
             );
         }
         let days: BTreeSet<&NaiveDate> = expected.keys().chain(got.keys()).collect();
@@ -404,7 +404,7 @@ async fn every_corpus_log_is_counted_as_the_reference_counts_it() {
             let have = got.get(day).cloned().unwrap_or_default();
             assert_eq!(have, want, "{name}: {day}");
             assert_eq!(
-                have.people + have.scanners + have.own_reads,
+                have.people + have.bot_days + have.self_read_days,
                 visitors.iter().filter(|row| row.day == *day).count() as u64,
                 "{name}: {day}: the kinds add up"
             );
@@ -467,8 +467,8 @@ async fn disguised_bots_in_the_corpus_logs_land_under_scanners_and_crawlers() {
                 "| {name} | {rule} | {} | {} | {} | {} | {} of {} | {} | {} | {} | {} |",
                 kinds.total(),
                 kinds.people,
-                kinds.scanners,
-                kinds.own_reads,
+                kinds.bots,
+                kinds.self_reads,
                 moved.moved,
                 moved.person_looking,
                 moved.no_files,
@@ -481,7 +481,7 @@ async fn disguised_bots_in_the_corpus_logs_land_under_scanners_and_crawlers() {
                 assert_eq!(moved.no_files, 0, "{name}: off asks for no files");
             }
             if name.contains("hackers") && rule == "files" {
-                let share = kinds.scanners as f64 / kinds.total() as f64;
+                let share = kinds.bots as f64 / kinds.total() as f64;
                 eprintln!(
                     "hackers log: {:.1} % of visitor-days under scanners and crawlers",
                     share * 100.0

@@ -455,7 +455,7 @@ mod tests {
         let cache = Arc::new(SummaryCache::default());
         let kinds = |summaries: Vec<DaySummary>| summaries.last().map(|s| s.kinds);
         let before = kinds(read(&cache, &stores, now.date_naive()).await.0);
-        assert_eq!(before.map(|k| (k.people, k.scanners)), Some((0, 1)));
+        assert_eq!(before.map(|k| (k.people, k.bots)), Some((0, 1)));
         let mark = Seen::Files(FilesMark {
             store: name,
             day: now.date_naive(),
@@ -473,7 +473,7 @@ mod tests {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        assert_eq!(after.map(|k| (k.people, k.scanners)), Some((1, 0)));
+        assert_eq!(after.map(|k| (k.people, k.bots)), Some((1, 0)));
     }
 
     #[tokio::test]

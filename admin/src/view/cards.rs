@@ -42,7 +42,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
     } = overview;
     let no_people = totals.visitors.people == 0;
     let store_lines_for_card = store_lines.clone();
-    let own_reads = totals.visitors.own_reads;
+    let self_reads = totals.visitors.self_reads;
     let demo_stores: Vec<String> = stores
         .iter()
         .filter(|store| store.demo)
@@ -54,15 +54,15 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         </p>
         <ProxyTrap untrusted_forwarding=writer.untrusted_forwarding />
         {(!demo_stores.is_empty()).then(|| view! { <DemoNotice stores=demo_stores /> })}
-        {no_people.then(|| view! { <NoPeopleYet range own_reads /> })}
+        {no_people.then(|| view! { <NoPeopleYet range self_reads /> })}
         <div class="card figures-card">
             <Figure label="Visitor-days" now=totals.visitors.total() before=previous.visitors.total()
                 note="one address on one day, whatever it asked for" />
             <Figure label="People" now=totals.visitors.people before=previous.visitors.people
                 note="visitor-days with a browser's evidence: neither bots nor the site itself" />
-            <Figure label="Scanners and crawlers" now=totals.visitors.scanners before=previous.visitors.scanners
+            <Figure label="Scanners and crawlers" now=totals.visitors.bots before=previous.visitors.bots
                 note="a bot agent, probing for files a site like this never has, or a browser's agent with none of a browser's evidence" />
-            <Figure label="Own reads" now=totals.visitors.own_reads before=previous.visitors.own_reads
+            <Figure label="Own reads" now=totals.visitors.self_reads before=previous.visitors.self_reads
                 note="the site reading itself: this machine, or the self-read mark" />
             <Figure label="Requests" now=totals.requests before=previous.requests
                 note="counted requests: pages and API calls, not files" />
@@ -89,14 +89,14 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
 /// machine's visits are not people, how to see them as people, where bots
 /// went, and how to see a filled tab at once.
 #[component]
-fn NoPeopleYet(range: u16, own_reads: u64) -> impl IntoView {
+fn NoPeopleYet(range: u16, self_reads: u64) -> impl IntoView {
     view! {
         <div class="empty-state" role="note" data-empty-state="">
             <p>
                 <strong>"No people counted in the last " {range} " days yet."</strong>
-                {(own_reads > 0).then(|| format!(
-                    " {own_reads} visitor-day{} came from the site itself.",
-                    if own_reads == 1 { "" } else { "s" }
+                {(self_reads > 0).then(|| format!(
+                    " {self_reads} visitor-day{} came from the site itself.",
+                    if self_reads == 1 { "" } else { "s" }
                 ))}
             </p>
             <p>

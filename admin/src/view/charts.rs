@@ -70,8 +70,8 @@ fn kinds_table_view(days: &[DayKinds]) -> impl IntoView + use<> {
                 <tr>
                     <th scope="row">{d.day.to_string()}</th>
                     <td>{d.kinds.people}</td>
-                    <td>{d.kinds.scanners}</td>
-                    <td>{d.kinds.own_reads}</td>
+                    <td>{d.kinds.bots}</td>
+                    <td>{d.kinds.self_reads}</td>
                     <td>{d.kinds.total()}</td>
                 </tr>
             }

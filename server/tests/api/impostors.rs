@@ -68,9 +68,9 @@ fn kinds_of(visitors: &[VisitorDay], path: &str) -> (u64, u64) {
     let (mut people, mut scanners) = (0, 0);
     for row in mine {
         match visitor_kind(row.requests, row.bots, row.self_reads, row.evidence) {
-            VisitorKind::People => people += 1,
-            VisitorKind::ScannersAndCrawlers => scanners += 1,
-            VisitorKind::OwnReads => {}
+            VisitorKind::Person => people += 1,
+            VisitorKind::Bot => scanners += 1,
+            VisitorKind::SelfRead => {}
         }
     }
     (people, scanners)
@@ -157,7 +157,7 @@ async fn scripted_impostors_are_scanners_and_browsers_stay_people() {
             "{what}: {people} people, {scanners} scanners"
         );
     }
-    assert_eq!(bursts, vec![VisitorKind::ScannersAndCrawlers], "the burst");
+    assert_eq!(bursts, vec![VisitorKind::Bot], "the burst");
     assert!(
         hours.iter().all(|row| row.path != "/resume.pdf"),
         "a prefetch is not counted"

@@ -198,30 +198,30 @@ pub(crate) async fn enforce_retention(
     let cutoff = now.date_naive() - chrono::Days::new(u64::from(retention.visitor_days));
     let mut tx = pool.begin().await.map_err(failed)?;
     let keep_kinds = format!(
-        "INSERT INTO day_kinds (store, day, people, scanners, own_reads) \
+        "INSERT INTO day_kinds (store, day, people, bots, self_reads) \
          SELECT store, day, \
                 SUM(CASE WHEN {people} THEN 1 ELSE 0 END), \
-                SUM(CASE WHEN {scanners} THEN 1 ELSE 0 END), \
-                SUM(CASE WHEN {own_reads} THEN 1 ELSE 0 END) \
+                SUM(CASE WHEN {bots} THEN 1 ELSE 0 END), \
+                SUM(CASE WHEN {self_reads} THEN 1 ELSE 0 END) \
          FROM visitor_days WHERE store = $1 AND day < $2 GROUP BY store, day \
          ON CONFLICT (store, day) DO UPDATE SET \
            people = day_kinds.people + excluded.people, \
-           scanners = day_kinds.scanners + excluded.scanners, \
-           own_reads = day_kinds.own_reads + excluded.own_reads",
+           bots = day_kinds.bots + excluded.bots, \
+           self_reads = day_kinds.self_reads + excluded.self_reads",
         people = kind_sql::people(""),
-        scanners = kind_sql::scanners(""),
-        own_reads = kind_sql::own_reads("")
+        bots = kind_sql::bots(""),
+        self_reads = kind_sql::self_reads("")
     );
     let keep_classes = format!(
         "INSERT INTO day_bots (store, day, class, requests, visitor_days) \
          SELECT v.store, v.day, c.class, 0, COUNT(*) \
          FROM visitor_days v JOIN UNNEST($3::text[], $4::int4[]) AS c(class, bit) \
            ON ({classes} & c.bit) <> 0 \
-         WHERE v.store = $1 AND v.day < $2 AND {scanners} GROUP BY v.store, v.day, c.class \
+         WHERE v.store = $1 AND v.day < $2 AND {bots} GROUP BY v.store, v.day, c.class \
          ON CONFLICT (store, day, class) DO UPDATE SET \
            visitor_days = day_bots.visitor_days + excluded.visitor_days",
         classes = kind_sql::classes("v."),
-        scanners = kind_sql::scanners("v.")
+        bots = kind_sql::bots("v.")
     );
     // A disguised visitor-day's person-looking requests are a scanner's.
     let keep_disguised = format!(

@@ -232,7 +232,7 @@ pub(crate) async fn expired_kinds_since(
     since: NaiveDate,
 ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
     let rows = sqlx::query(
-        "SELECT day, people, scanners, own_reads FROM day_kinds \
+        "SELECT day, people, bots, self_reads FROM day_kinds \
          WHERE store = ?1 AND day >= ?2 ORDER BY day",
     )
     .bind(store.as_str())
@@ -244,8 +244,8 @@ pub(crate) async fn expired_kinds_since(
         .map(|row| {
             let kinds = KindCounts {
                 people: count(get(row, "people")?),
-                scanners: count(get(row, "scanners")?),
-                own_reads: count(get(row, "own_reads")?),
+                bots: count(get(row, "bots")?),
+                self_reads: count(get(row, "self_reads")?),
             };
             Ok((day(&get::<String>(row, "day")?)?, kinds))
         })

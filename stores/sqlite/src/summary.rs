@@ -54,15 +54,15 @@ fn kinds() -> String {
     format!(
         "SELECT day, \
            SUM(CASE WHEN {people} THEN 1 ELSE 0 END) AS people, \
-           SUM(CASE WHEN {scanners} THEN 1 ELSE 0 END) AS scanners, \
-           SUM(CASE WHEN {own_reads} THEN 1 ELSE 0 END) AS own_reads \
+           SUM(CASE WHEN {bots} THEN 1 ELSE 0 END) AS bots, \
+           SUM(CASE WHEN {self_reads} THEN 1 ELSE 0 END) AS self_reads \
          FROM visitor_days WHERE store = ?1 AND day BETWEEN ?2 AND ?3 GROUP BY day \
          UNION ALL \
-         SELECT day, people, scanners, own_reads FROM day_kinds \
+         SELECT day, people, bots, self_reads FROM day_kinds \
          WHERE store = ?1 AND day BETWEEN ?2 AND ?3",
         people = kind_sql::people(""),
-        scanners = kind_sql::scanners(""),
-        own_reads = kind_sql::own_reads("")
+        bots = kind_sql::bots(""),
+        self_reads = kind_sql::self_reads("")
     )
 }
 
@@ -81,8 +81,8 @@ pub(crate) async fn day_summaries(
     for row in query(pool, &kinds(), store, &from, &to).await? {
         days.day(day_of(&row)?).kinds += KindCounts {
             people: count(get(&row, "people")?),
-            scanners: count(get(&row, "scanners")?),
-            own_reads: count(get(&row, "own_reads")?),
+            bots: count(get(&row, "bots")?),
+            self_reads: count(get(&row, "self_reads")?),
         };
     }
 
@@ -169,12 +169,12 @@ async fn bot_classes(
     let live = format!(
         "SELECT day, c.value->>0 AS class, 0 AS requests, COUNT(*) AS visitor_days \
          FROM visitor_days JOIN json_each(?4) c ON ({classes} & (c.value->>1)) != 0 \
-         WHERE store = ?1 AND day BETWEEN ?2 AND ?3 AND {scanners} GROUP BY day, c.value->>0 \
+         WHERE store = ?1 AND day BETWEEN ?2 AND ?3 AND {bots} GROUP BY day, c.value->>0 \
          UNION ALL \
          SELECT day, 'scanner' AS class, SUM(requests - bots - self_reads) AS requests, 0 AS visitor_days \
          FROM visitor_days WHERE store = ?1 AND day BETWEEN ?2 AND ?3 AND {disguised} GROUP BY day",
         classes = kind_sql::classes(""),
-        scanners = kind_sql::scanners(""),
+        bots = kind_sql::bots(""),
         disguised = kind_sql::disguised("")
     );
     let mut rows = query(pool, kept, store, from, to).await?;

@@ -1,0 +1,87 @@
+//! What a store holds, read every way the port reads it: a migration, a
+//! backup or a move between engines must keep all of it. Behind the
+//! `testing` feature: test support, not production code.
+
+use chrono::{DateTime, Days, NaiveDate, Utc};
+
+use crate::bot_class::BotClass;
+use crate::report::{BotCount, KindCounts, default_funnel};
+use crate::rows::{HourRow, VisitorDay};
+use crate::sample;
+use crate::store::ActivityStore;
+use crate::summary::{DaySummary, midnight};
+
+/// How many days back [`fill`] writes; the oldest are past the default
+/// visitor retention of 30 days, so their counts by kind are kept apart.
+const DAYS_BACK: u64 = 40;
+
+/// Everything a store gives back, in a fixed order.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Holdings {
+    /// The day summaries of the whole span, with the default funnel.
+    pub summaries: Vec<DaySummary>,
+    /// Visitor-days by kind of the days whose visitor rows expired.
+    pub expired: Vec<(NaiveDate, KindCounts)>,
+    /// Bot requests and visitor-days per class and day.
+    pub bot_days: Vec<(NaiveDate, BotClass, BotCount)>,
+    /// Requests per day.
+    pub day_requests: Vec<(NaiveDate, u64)>,
+    /// Hourly rows, by hour and path.
+    pub hours: Vec<HourRow>,
+    /// Visitor-day rows, by day and token.
+    pub visitors: Vec<VisitorDay>,
+}
+
+/// Writes made-up days from [`DAYS_BACK`] days before `now` to `now`'s day,
+/// 20 visitor-days every fifth day, expires what the retention lets go, and
+/// reads what the store holds. Panics if the store fails.
+pub async fn fill(store: &dyn ActivityStore, now: DateTime<Utc>) -> Holdings {
+    let today = now.date_naive();
+    for back in (0..=DAYS_BACK).step_by(5) {
+        let day = today - Days::new(back);
+        let rows = sample::day_rows(store.name(), day, 20, back);
+        store.record(&rows).await.expect("the store keeps the rows");
+    }
+    store
+        .enforce_retention(now)
+        .await
+        .expect("the store expires old rows");
+    read(store, now).await
+}
+
+/// Reads what the store holds of the days up to `now`'s day. Panics if the
+/// store fails.
+pub async fn read(store: &dyn ActivityStore, now: DateTime<Utc>) -> Holdings {
+    let today = now.date_naive();
+    let first = today - Days::new(DAYS_BACK);
+    let mut hours = store
+        .hours_since(midnight(first))
+        .await
+        .unwrap_or_else(|error| panic!("the store reads hours: {error}"));
+    hours.sort_by(|a, b| (a.hour, &a.path).cmp(&(b.hour, &b.path)));
+    let mut visitors = store
+        .visitors_since(first)
+        .await
+        .unwrap_or_else(|error| panic!("the store reads visitor-days: {error}"));
+    visitors.sort_by(|a, b| (a.day, &a.visitor).cmp(&(b.day, &b.visitor)));
+    Holdings {
+        summaries: store
+            .day_summaries(first, today, &default_funnel())
+            .await
+            .unwrap_or_else(|error| panic!("the store reads summaries: {error}")),
+        expired: store
+            .expired_kinds_since(first)
+            .await
+            .unwrap_or_else(|error| panic!("the store reads expired kinds: {error}")),
+        bot_days: store
+            .bot_days_since(first)
+            .await
+            .unwrap_or_else(|error| panic!("the store reads bot days: {error}")),
+        day_requests: store
+            .day_requests(first)
+            .await
+            .unwrap_or_else(|error| panic!("the store reads day requests: {error}")),
+        hours,
+        visitors,
+    }
+}
