@@ -41,6 +41,7 @@ pub mod logline;
 pub mod past;
 pub mod path;
 pub mod ratchet;
+pub mod recorder_stats;
 #[cfg(feature = "server")]
 pub mod recording;
 pub mod report;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -46,6 +46,20 @@ impl Default for Retention {
 }
 
 impl Retention {
+    /// The oldest day whose visitor rows are kept as of `now`: the rows of
+    /// earlier days expire, their counts by kind and class kept. This is the
+    /// rule every store applies (in its engine or in memory).
+    pub fn first_visitor_day(&self, now: DateTime<Utc>) -> NaiveDate {
+        now.date_naive() - chrono::Days::new(u64::from(self.visitor_days))
+    }
+
+    /// The oldest instant whose hourly rows are kept as of `now` (`None`:
+    /// hourly rows never expire).
+    pub fn first_hour(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        self.hour_days
+            .map(|days| now - chrono::Duration::days(i64::from(days)))
+    }
+
     /// The retention in words, for the store's availability sentence.
     pub fn describe(&self) -> String {
         let hours = match self.hour_days {
@@ -385,8 +399,7 @@ impl ActivityStore for MemoryStore {
 
     async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
         let mut kept = self.kept();
-        let visitor_cutoff =
-            now.date_naive() - chrono::Days::new(u64::from(self.retention.visitor_days));
+        let visitor_cutoff = self.retention.first_visitor_day(now);
         let mut expired = self
             .expired
             .lock()
@@ -407,8 +420,7 @@ impl ActivityStore for MemoryStore {
             }
         }
         kept.visitors.retain(|row| row.day >= visitor_cutoff);
-        if let Some(days) = self.retention.hour_days {
-            let hour_cutoff = now - Duration::from_secs(u64::from(days) * 86_400);
+        if let Some(hour_cutoff) = self.retention.first_hour(now) {
             kept.hours.retain(|row| row.hour >= hour_cutoff);
         }
         Ok(())

@@ -1,29 +1,22 @@
 //! `whocomes export hours|visitors`: what a store holds, as JSON or CSV, for
-//! operators and scripts. It reads the store `serve` writes to (same flags).
+//! operators and scripts. It reads the store `serve` writes to (same flags),
+//! through the same read side as the tab's download links.
 
 use std::io::Write;
 
-use admin::server::export::{ExportFormat, write_hours, write_visitors};
 use chrono::{NaiveDate, Utc};
-use clap::{Args, ValueEnum};
+use clap::Args;
+use reading::{ExportFormat, Reading, Rows};
 
 use crate::storage::StoreArgs;
-
-/// Which rows to export.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ExportWhat {
-    /// Requests per hour and path.
-    Hours,
-    /// One row per visitor-day (token, network, counts, paths, sources).
-    Visitors,
-}
 
 /// What `whocomes export` takes.
 #[derive(Clone, Debug, Args)]
 pub struct ExportArgs {
-    /// `hours` or `visitors`.
-    #[arg(value_enum)]
-    pub what: ExportWhat,
+    /// `hours` (requests per hour and path) or `visitors` (one row per
+    /// visitor-day: token, network, counts, paths, sources).
+    #[arg(value_parser = parse::<Rows>)]
+    pub what: Rows,
 
     /// From this UTC day on, YYYY-MM-DD (default: 30 days ago).
     #[arg(long)]
@@ -31,7 +24,7 @@ pub struct ExportArgs {
 
     /// `json` (an array of records) or `csv` (a header row; paths and
     /// sources as JSON in their cells).
-    #[arg(long, default_value = "json", value_parser = parse_format)]
+    #[arg(long, default_value = "json", value_parser = parse::<ExportFormat>)]
     pub format: ExportFormat,
 
     #[command(flatten)]
@@ -49,24 +42,12 @@ pub async fn export(args: &ExportArgs, out: impl Write) -> anyhow::Result<usize>
     let since = args
         .since
         .unwrap_or_else(|| Utc::now().date_naive() - chrono::Days::new(30));
-    let written = match args.what {
-        ExportWhat::Hours => {
-            let rows = store
-                .hours_since(activity::summary::midnight(since))
-                .await?;
-            write_hours(&rows, args.format, out)?;
-            rows.len()
-        }
-        ExportWhat::Visitors => {
-            let rows = store.visitors_since(since).await?;
-            write_visitors(&rows, args.format, out)?;
-            rows.len()
-        }
-    };
+    let reading = Reading::new(vec![store.clone()], Vec::new());
+    let written = reading.export(args.what, args.format, since, out).await;
     store.close().await;
-    Ok(written)
+    Ok(written?)
 }
 
-fn parse_format(text: &str) -> Result<ExportFormat, String> {
+fn parse<T: std::str::FromStr<Err = String>>(text: &str) -> Result<T, String> {
     text.parse()
 }

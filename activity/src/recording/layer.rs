@@ -16,7 +16,7 @@ use tower_service::Service;
 use crate::classify::RequestView;
 use crate::evidence::FilesSeen;
 use crate::hit::Counter;
-use crate::recording::stats::RecorderStats;
+use crate::recorder_stats::RecorderStats;
 use crate::rows::Seen;
 
 /// Finds the connection's peer address in a request's extensions. With

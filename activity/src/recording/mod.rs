@@ -22,9 +22,8 @@
 //! ```
 
 mod layer;
-mod stats;
 mod writer;
 
+pub use crate::recorder_stats::{RecorderStats, StatsSnapshot};
 pub use layer::{ActivityLayer, ActivityService, PeerAddress, socket_addr_extension};
-pub use stats::{RecorderStats, StatsSnapshot};
 pub use writer::{HitFeed, RecorderConfig, WriterHandle, WriterStopped, start, start_feed};

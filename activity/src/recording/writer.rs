@@ -26,8 +26,8 @@ use tokio::time::Instant;
 
 use crate::evidence::Watch;
 use crate::hit::Counter;
+use crate::recorder_stats::{RecorderStats, StatsSnapshot};
 use crate::recording::layer::{ActivityLayer, PeerAddress, socket_addr_extension};
-use crate::recording::stats::{RecorderStats, StatsSnapshot};
 use crate::rows::{Batch, Seen};
 use crate::store::ActivityStore;
 

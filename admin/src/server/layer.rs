@@ -17,11 +17,9 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use super::Admin;
-use super::export::{ExportFormat, write_hours, write_visitors};
 use super::origin::{FUNCTIONS, cross_site};
-use super::overview::first_day;
 use crate::model::{EXPORT_PREFIX, range_or_default};
-use activity::summary::midnight;
+use reading::{ExportError, ExportFormat, Rows, first_day};
 
 /// The layer an app adds to serve the Admin tab.
 #[derive(Clone, Debug)]
@@ -123,7 +121,8 @@ fn plain(status: StatusCode, message: &str) -> Response {
 
 /// A store that cannot be read: the reason goes to the server log only
 /// (it may name a host, a database or a file).
-fn unreadable(store: &activity::StoreName, error: &dyn std::fmt::Display) -> Response {
+fn refused(unreadable: &reading::Unreadable) -> Response {
+    let (store, error) = (&unreadable.store, &unreadable.error);
     tracing::warn!(%store, %error, "an export could not read a store");
     plain(
         StatusCode::SERVICE_UNAVAILABLE,
@@ -139,21 +138,15 @@ async fn export(admin: &Admin, file: &str, request: &http::request::Parts) -> Re
         );
     }
     let now = Utc::now();
-    let Some((what, Ok(format))) = file
+    let Some((Ok(rows), Ok(format))) = file
         .rsplit_once('.')
-        .map(|(what, extension)| (what, extension.parse::<ExportFormat>()))
+        .map(|(what, extension)| (what.parse::<Rows>(), extension.parse::<ExportFormat>()))
     else {
         return plain(StatusCode::NOT_FOUND, "no such export\n");
     };
-    let visitors = match what {
-        "hours" => false,
-        "visitors" => true,
-        _ => return plain(StatusCode::NOT_FOUND, "no such export\n"),
-    };
-    let allowed = if visitors {
-        admin.signed_in(&request.headers, now)
-    } else {
-        admin.may_read_aggregates(&request.headers, now)
+    let allowed = match rows {
+        Rows::Visitors => admin.signed_in(&request.headers, now),
+        Rows::Hours => admin.may_read_aggregates(&request.headers, now),
     };
     if !allowed {
         return plain(StatusCode::UNAUTHORIZED, "sign in to the Admin tab first\n");
@@ -161,32 +154,18 @@ async fn export(admin: &Admin, file: &str, request: &http::request::Parts) -> Re
     let range = days_of(request.uri.query());
     let since = first_day(now.date_naive(), range);
     let mut body = Vec::new();
-    let written = if visitors {
-        let mut rows = Vec::new();
-        for store in admin.stores() {
-            match store.visitors_since(since).await {
-                Ok(more) => rows.extend(more),
-                Err(error) => return unreadable(store.name(), &error),
-            }
+    match admin.reading().export(rows, format, since, &mut body).await {
+        Ok(_) => {}
+        Err(ExportError::Unreadable(unreadable)) => return refused(&unreadable),
+        Err(error) => {
+            tracing::error!(%error, "cannot write an export");
+            return plain(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the export could not be written; the server log says why\n",
+            );
         }
-        write_visitors(&rows, format, &mut body)
-    } else {
-        let mut rows = Vec::new();
-        for store in admin.stores() {
-            match store.hours_since(midnight(since)).await {
-                Ok(more) => rows.extend(more),
-                Err(error) => return unreadable(store.name(), &error),
-            }
-        }
-        write_hours(&rows, format, &mut body)
-    };
-    if let Err(error) = written {
-        tracing::error!(%error, "cannot write an export");
-        return plain(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "the export could not be written; the server log says why\n",
-        );
     }
+    let what = rows.as_str();
     let (extension, media_type) = format.describe();
     let disposition = format!("attachment; filename=\"whocomes-{what}-{range}d.{extension}\"");
     Response::builder()

@@ -19,28 +19,26 @@
 pub mod auth;
 pub mod csp;
 mod edge;
-pub mod export;
 mod layer;
 pub mod origin;
 pub mod overview;
-mod summaries;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use activity::StoreName;
 use activity::address::{Network, TrustedProxies};
-use activity::recording::RecorderStats;
+use activity::recorder_stats::RecorderStats;
 use activity::report::{FunnelStep, default_funnel};
 use activity::store::ActivityStore;
 use chrono::{DateTime, Utc};
+use reading::Reading;
 
 pub use auth::PasswordError;
 pub use edge::ConnectionStats;
 pub use layer::{AdminLayer, AdminService};
 
 use auth::{Attempts, Checker, Password, Sessions};
-use summaries::SummaryCache;
 
 /// How the tab is set up.
 #[derive(Default)]
@@ -81,7 +79,7 @@ impl std::fmt::Debug for AdminConfig {
 pub struct Admin(Arc<Inner>);
 
 struct Inner {
-    stores: Vec<Arc<dyn ActivityStore>>,
+    reading: Reading,
     recorder: Option<Arc<RecorderStats>>,
     connections: Option<Arc<ConnectionStats>>,
     password: Option<Password>,
@@ -92,16 +90,13 @@ struct Inner {
     sign_ins_refused: std::sync::atomic::AtomicU64,
     private: bool,
     proxies: TrustedProxies,
-    funnel: Vec<FunnelStep>,
     demo: Option<StoreName>,
-    summaries: Arc<SummaryCache>,
 }
 
 impl std::fmt::Debug for Inner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let stores: Vec<&str> = self.stores.iter().map(|s| s.name().as_str()).collect();
         f.debug_struct("Admin")
-            .field("stores", &stores)
+            .field("reading", &self.reading)
             .field("private", &self.private)
             .finish_non_exhaustive()
     }
@@ -112,7 +107,7 @@ impl Admin {
     pub fn new(config: AdminConfig) -> Result<Self, PasswordError> {
         let password = config.password.as_deref().map(Password::new).transpose()?;
         Ok(Self(Arc::new(Inner {
-            stores: config.stores,
+            reading: Reading::new(config.stores, config.funnel.unwrap_or_else(default_funnel)),
             recorder: config.recorder,
             connections: config.connections,
             password,
@@ -122,9 +117,7 @@ impl Admin {
             sign_ins_refused: std::sync::atomic::AtomicU64::new(0),
             private: config.private,
             proxies: config.proxies,
-            funnel: config.funnel.unwrap_or_else(default_funnel),
             demo: config.demo,
-            summaries: Arc::default(),
         })))
     }
 
@@ -134,9 +127,14 @@ impl Admin {
         AdminLayer::new(self.clone())
     }
 
+    /// The stores the tab reads, read as one.
+    pub fn reading(&self) -> &Reading {
+        &self.0.reading
+    }
+
     /// The stores the tab reads.
     pub fn stores(&self) -> &[Arc<dyn ActivityStore>] {
-        &self.0.stores
+        self.0.reading.stores()
     }
 
     /// The writer's counters, if this server counts.
@@ -161,17 +159,12 @@ impl Admin {
     /// seconds, so run it in a background task.
     pub async fn warm_up(&self) {
         let longest = crate::model::RANGES.iter().copied().max().unwrap_or(365);
-        overview::overview(self, longest, Utc::now(), false).await;
-    }
-
-    /// The day summaries kept between reads.
-    fn summary_cache(&self) -> &Arc<SummaryCache> {
-        &self.0.summaries
+        self.0.reading.range(longest, Utc::now().date_naive()).await;
     }
 
     /// The funnel's steps.
     pub fn funnel(&self) -> &[FunnelStep] {
-        &self.0.funnel
+        self.0.reading.steps()
     }
 
     /// Whether `store` holds made-up demo visits.

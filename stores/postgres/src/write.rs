@@ -195,7 +195,7 @@ pub(crate) async fn enforce_retention(
     retention: Retention,
     now: DateTime<Utc>,
 ) -> Result<(), StoreError> {
-    let cutoff = now.date_naive() - chrono::Days::new(u64::from(retention.visitor_days));
+    let cutoff = retention.first_visitor_day(now);
     let mut tx = pool.begin().await.map_err(failed)?;
     let keep_kinds = format!(
         "INSERT INTO day_kinds (store, day, people, bots, self_reads) \
@@ -254,8 +254,7 @@ pub(crate) async fn enforce_retention(
         .await
         .map_err(failed)?;
     }
-    if let Some(days) = retention.hour_days {
-        let cutoff = now - chrono::Duration::days(i64::from(days));
+    if let Some(cutoff) = retention.first_hour(now) {
         // The day totals follow the hourly rows: gone before the cutoff's
         // day, summed again for that day (part of it went).
         for sql in [

@@ -192,8 +192,7 @@ pub(crate) async fn enforce_retention(
     retention: Retention,
     now: DateTime<Utc>,
 ) -> Result<(), StoreError> {
-    let cutoff =
-        (now.date_naive() - chrono::Days::new(u64::from(retention.visitor_days))).to_string();
+    let cutoff = retention.first_visitor_day(now).to_string();
     let mut tx = pool.begin().await.map_err(failed)?;
     let keep_kinds = format!(
         "INSERT INTO day_kinds (store, day, people, bots, self_reads) \
@@ -249,8 +248,7 @@ pub(crate) async fn enforce_retention(
         .await
         .map_err(failed)?;
     }
-    if let Some(days) = retention.hour_days {
-        let cutoff = now.timestamp() - i64::from(days) * 86_400;
+    if let Some(cutoff) = retention.first_hour(now).map(|hour| hour.timestamp()) {
         // The day totals follow the hourly rows: gone before the cutoff's
         // day, summed again for that day (part of it went).
         for sql in [

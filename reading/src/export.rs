@@ -1,10 +1,41 @@
-//! The exports: hourly rows and visitor rows as JSON or CSV. Used by the
-//! tab's download links (served by [`AdminLayer`](super::AdminLayer)) and by
-//! `whocomes export`.
+//! The exports: hourly rows and visitor-day rows as JSON or CSV, the same
+//! bytes for the tab's download links and for `whocomes export`.
 
 use std::io::Write;
 
 use activity::rows::{HourRow, VisitorDay};
+
+/// Which rows an export holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rows {
+    /// Requests per hour and path.
+    Hours,
+    /// One row per visitor-day (token, network, counts, paths, sources).
+    Visitors,
+}
+
+impl std::str::FromStr for Rows {
+    type Err = String;
+
+    /// `hours` or `visitors` (a download's name, `whocomes export`'s argument).
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "hours" => Ok(Self::Hours),
+            "visitors" => Ok(Self::Visitors),
+            _ => Err(format!("'{text}' is not an export: use hours or visitors")),
+        }
+    }
+}
+
+impl Rows {
+    /// The name of the export (`hours`, `visitors`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Hours => "hours",
+            Self::Visitors => "visitors",
+        }
+    }
+}
 
 /// How rows are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +81,9 @@ pub enum ExportError {
     /// A row could not be put in JSON.
     #[error("cannot write the export as JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// A store could not be read.
+    #[error(transparent)]
+    Unreadable(#[from] crate::merge::Unreadable),
 }
 
 /// Writes `rows` as JSON, or as CSV with `header` and one `record` per row.

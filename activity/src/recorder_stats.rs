@@ -1,6 +1,7 @@
 //! What the recorder has done: hits queued, dropped, written, lost, and how
 //! many hits arrived in each recent second. Shared between the layer, the
-//! writer and whoever shows it (the Admin tab).
+//! writer and whoever shows it (the Admin tab); plain counters, so a reader
+//! needs none of the `server` feature's runtime to hold them.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -53,6 +54,8 @@ pub struct StatsSnapshot {
     pub dropped_marks: u64,
 }
 
+/// The layer and the writer count as they go.
+#[cfg(feature = "server")]
 impl RecorderStats {
     pub(crate) fn queued(&self) {
         self.queued.fetch_add(1, Ordering::Relaxed);
@@ -113,7 +116,10 @@ impl RecorderStats {
             }
         }
     }
+}
 
+/// What a reader sees.
+impl RecorderStats {
     /// Hits that arrived in the `seconds` before `now` (at most
     /// `RECENT_SECONDS`; hits still in the queue are not in it yet).
     pub fn recent(&self, now: DateTime<Utc>, seconds: i64) -> u64 {
@@ -143,7 +149,7 @@ impl RecorderStats {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "server"))]
 mod tests {
     use super::*;
 

@@ -1,0 +1,110 @@
+//! What every store says about each day, read in one round of small
+//! queries: requests per day, marks of a browser's evidence per day, and
+//! the days whose visitor rows have expired. A kept day summary is current
+//! while every store says the same of its day as when it was made; the
+//! requests per day are also the range's request figures and store lines.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use activity::report::KindCounts;
+use activity::store::{ActivityStore, StoreError};
+use chrono::NaiveDate;
+
+/// What one store says about one day.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Mark {
+    /// Its requests.
+    requests: u64,
+    /// Its marks of a browser's evidence (a file fetched after the page).
+    files: u64,
+    /// Whether its visitor rows have expired.
+    expired: bool,
+}
+
+/// One store's answer.
+#[derive(Debug)]
+struct Said {
+    requests: BTreeMap<NaiveDate, u64>,
+    files: BTreeMap<NaiveDate, u64>,
+    expired: BTreeMap<NaiveDate, KindCounts>,
+}
+
+/// What every store says about each day from some day on, in the stores'
+/// order; a store that could not be read has its error instead.
+#[derive(Debug, Default)]
+pub struct Marks(Vec<Result<Said, StoreError>>);
+
+impl Marks {
+    /// Reads the marks of every store from `since` on, all at once.
+    pub async fn read(stores: &[Arc<dyn ActivityStore>], since: NaiveDate) -> Self {
+        let reads = futures::future::join_all(stores.iter().map(|store| async move {
+            let (requests, files, expired) = futures::join!(
+                store.day_requests(since),
+                store.day_marks(since),
+                store.expired_kinds_since(since)
+            );
+            Ok(Said {
+                requests: requests?.into_iter().collect(),
+                files: files?.into_iter().collect(),
+                expired: expired?.into_iter().collect(),
+            })
+        }))
+        .await;
+        Self(reads)
+    }
+
+    /// Per store: its requests per day, or why it could not be read.
+    pub fn requests(&self) -> impl Iterator<Item = Result<&BTreeMap<NaiveDate, u64>, &StoreError>> {
+        self.0
+            .iter()
+            .map(|said| said.as_ref().map(|said| &said.requests))
+    }
+
+    /// Per store: why it could not be read, if it could not.
+    pub fn errors(&self) -> impl Iterator<Item = Option<&StoreError>> {
+        self.0.iter().map(|said| said.as_ref().err())
+    }
+
+    /// All requests from `first` to `last`, over every store that could be read.
+    pub fn requests_between(&self, first: NaiveDate, last: NaiveDate) -> u64 {
+        self.requests()
+            .flatten()
+            .flat_map(|days| days.range(first..=last).map(|(_, requests)| requests))
+            .sum()
+    }
+
+    /// Every store's mark for `day` (`None` for one that could not be
+    /// read); `None` when no readable store has anything on it.
+    pub(crate) fn of(&self, day: NaiveDate) -> Option<Vec<Option<Mark>>> {
+        let marks: Vec<Option<Mark>> = self
+            .0
+            .iter()
+            .map(|said| {
+                let said = said.as_ref().ok()?;
+                Some(Mark {
+                    requests: said.requests.get(&day).copied().unwrap_or(0),
+                    files: said.files.get(&day).copied().unwrap_or(0),
+                    expired: said.expired.contains_key(&day),
+                })
+            })
+            .collect();
+        marks
+            .iter()
+            .any(|mark| matches!(mark, Some(mark) if *mark != Mark::default()))
+            .then_some(marks)
+    }
+
+    /// The stores that could be read.
+    pub(crate) fn readable(
+        &self,
+        stores: &[Arc<dyn ActivityStore>],
+    ) -> Vec<Arc<dyn ActivityStore>> {
+        stores
+            .iter()
+            .zip(&self.0)
+            .filter(|(_, said)| said.is_ok())
+            .map(|(store, _)| Arc::clone(store))
+            .collect()
+    }
+}

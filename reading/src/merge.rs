@@ -1,0 +1,134 @@
+//! Several stores read as one. With one store the store sums its days in
+//! its engine; with several, their rows are read together and summed here,
+//! so that a token seen on two stores is one visitor-day. The visitor table
+//! and the exports take every store's rows.
+
+use std::sync::Arc;
+
+use activity::StoreName;
+use activity::report::{self, FunnelStep};
+use activity::rows::{HourRow, VisitorDay};
+use activity::store::{ActivityStore, StoreError};
+use activity::summary::{self, DaySummary};
+use chrono::NaiveDate;
+
+/// The summaries of the days from `first` to `last` over `stores`.
+pub(crate) async fn day_summaries(
+    stores: &[Arc<dyn ActivityStore>],
+    first: NaiveDate,
+    last: NaiveDate,
+    steps: &[FunnelStep],
+) -> Result<Vec<DaySummary>, StoreError> {
+    match stores {
+        [] => Ok(Vec::new()),
+        [store] => store.day_summaries(first, last, steps).await,
+        several => {
+            let reads = futures::future::join_all(several.iter().map(|store| async move {
+                let (visitors, expired, hours, bots) = futures::join!(
+                    store.visitors_since(first),
+                    store.expired_kinds_since(first),
+                    store.hours_since(summary::midnight(first)),
+                    store.bot_days_since(first)
+                );
+                Ok::<_, StoreError>((visitors?, expired?, hours?, bots?))
+            }))
+            .await;
+            let (mut visitors, mut expired, mut hours, mut bots) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            for read in reads {
+                let (v, e, h, b) = read?;
+                visitors.extend(v);
+                expired.extend(e);
+                hours.extend(h);
+                bots.extend(b);
+            }
+            Ok(summary::summarize(
+                first,
+                last,
+                &report::merge_visitors(&visitors),
+                &expired,
+                &hours,
+                &bots,
+                steps,
+            ))
+        }
+    }
+}
+
+/// The newest visitor-days from `since` on over `stores`: at most `limit`
+/// from each store, then the newest `limit` of them (newest day first, then
+/// the latest seen); and how many there are in all. A store that cannot be
+/// read adds nothing.
+pub(crate) async fn latest_visitors(
+    stores: &[Arc<dyn ActivityStore>],
+    since: NaiveDate,
+    limit: usize,
+) -> (Vec<VisitorDay>, usize) {
+    let reads = futures::future::join_all(
+        stores
+            .iter()
+            .map(|store| async move { store.latest_visitors(since, limit).await }),
+    )
+    .await;
+    let mut total = 0;
+    let mut rows: Vec<VisitorDay> = Vec::new();
+    for (page, all) in reads.into_iter().flatten() {
+        rows.extend(page);
+        total += usize::try_from(all).unwrap_or(usize::MAX);
+    }
+    rows.sort_by(|a, b| b.day.cmp(&a.day).then(b.last_seen.cmp(&a.last_seen)));
+    rows.truncate(limit);
+    (rows, total)
+}
+
+/// A store could not be read: which, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the store {store} cannot be read: {error}")]
+pub struct Unreadable {
+    /// The store.
+    pub store: StoreName,
+    /// Why.
+    #[source]
+    pub error: StoreError,
+}
+
+/// Every store's hourly rows from `since`'s midnight on, store by store.
+pub(crate) async fn hours_since(
+    stores: &[Arc<dyn ActivityStore>],
+    since: NaiveDate,
+) -> Result<Vec<HourRow>, Unreadable> {
+    let mut rows = Vec::new();
+    for store in stores {
+        rows.extend(
+            store
+                .hours_since(summary::midnight(since))
+                .await
+                .map_err(|error| unreadable(store.as_ref(), error))?,
+        );
+    }
+    Ok(rows)
+}
+
+/// Every store's visitor-day rows from `since` on, store by store.
+pub(crate) async fn visitors_since(
+    stores: &[Arc<dyn ActivityStore>],
+    since: NaiveDate,
+) -> Result<Vec<VisitorDay>, Unreadable> {
+    let mut rows = Vec::new();
+    for store in stores {
+        rows.extend(
+            store
+                .visitors_since(since)
+                .await
+                .map_err(|error| unreadable(store.as_ref(), error))?,
+        );
+    }
+    Ok(rows)
+}
+
+fn unreadable(store: &dyn ActivityStore, error: StoreError) -> Unreadable {
+    Unreadable {
+        store: store.name().clone(),
+        error,
+    }
+}

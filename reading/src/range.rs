@@ -1,0 +1,132 @@
+//! A range's figures: the days of a range of days and of the period before
+//! it, summed from the kept day summaries, with each store's requests per
+//! day and its state. What the Admin tab's cards show, before any words.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use activity::StoreName;
+use activity::report::{self, FunnelCount, KindCounts, PathTotal};
+use activity::rows::{Availability, Cost};
+use activity::store::StoreError;
+use activity::summary::DaySummary;
+use chrono::{Days, NaiveDate};
+
+use crate::Reading;
+use crate::marks::Marks;
+
+/// How many paths [`RangeFigures::top_paths`] lists.
+pub const TOP_PATHS: usize = 10;
+
+/// The first day of a range of `days` days (at least one) ending `last`.
+pub fn first_day(last: NaiveDate, days: u16) -> NaiveDate {
+    last - Days::new(u64::from(days.max(1)) - 1)
+}
+
+/// A range of days, summed.
+#[derive(Debug)]
+pub struct RangeFigures {
+    /// Its first day.
+    pub first: NaiveDate,
+    /// Its last day.
+    pub last: NaiveDate,
+    /// Each of its days, oldest first, with its visitor-days by kind.
+    pub days: Vec<(NaiveDate, KindCounts)>,
+    /// Its days' counts summed: visitor-days by kind, sources, funnel
+    /// steps and bot classes (its `paths` are left empty: see `top_paths`).
+    pub sums: DaySummary,
+    /// The same for the period of as many days before it.
+    pub previous: DaySummary,
+    /// All its requests, over every store that could be read.
+    pub requests: u64,
+    /// All the previous period's requests.
+    pub previous_requests: u64,
+    /// The funnel's steps, with people visitor-days.
+    pub funnel: Vec<FunnelCount>,
+    /// The most requested paths.
+    pub top_paths: Vec<PathTotal>,
+    /// Each store, in the reading's order.
+    pub stores: Vec<StoreFigures>,
+    /// Why the day summaries could not be read, if they could not (every
+    /// store then shows it too).
+    pub summary_error: Option<StoreError>,
+}
+
+/// One store over a range.
+#[derive(Debug)]
+pub struct StoreFigures {
+    /// The store.
+    pub name: StoreName,
+    /// Its requests on each day of the range (zero where it could not be read).
+    pub requests: Vec<u64>,
+    /// Whether it can keep activity now, and why.
+    pub availability: Availability,
+    /// What reading and writing it has cost since start.
+    pub cost: Cost,
+    /// Why it could not be read, if it could not.
+    pub error: Option<StoreError>,
+}
+
+impl Reading {
+    /// The figures of the `days` days (1 to 366) ending `last`, and of the
+    /// period before. A store that cannot be read is left out of the sums
+    /// and says why in its [`StoreFigures`].
+    pub async fn range(&self, days: u16, last: NaiveDate) -> RangeFigures {
+        let first = first_day(last, days);
+        let previous_first = first_day(first - Days::new(1), days);
+        let stores = self.stores();
+        let steps = self.steps();
+        let marks = Marks::read(stores, previous_first).await;
+        let (summaries, summary_error) = match self
+            .cache()
+            .summaries(stores, &marks, previous_first, last, steps)
+            .await
+        {
+            Ok(summaries) => (summaries, None),
+            Err(error) => (Vec::new(), Some(error)),
+        };
+        let (current, before): (Vec<Arc<DaySummary>>, Vec<Arc<DaySummary>>) =
+            summaries.into_iter().partition(|s| s.day >= first);
+        let sum = |days: &[Arc<DaySummary>]| {
+            let mut sum = DaySummary::empty(last, steps.len());
+            for day in days {
+                sum.add_counts(day);
+            }
+            sum
+        };
+        let (sums, previous) = (sum(&current), sum(&before));
+        let dates: Vec<NaiveDate> = first.iter_days().take_while(|d| *d <= last).collect();
+        let kinds_on: BTreeMap<NaiveDate, KindCounts> =
+            current.iter().map(|s| (s.day, s.kinds)).collect();
+        let mut figures = Vec::with_capacity(stores.len());
+        for (store, requests) in stores.iter().zip(marks.requests()) {
+            let error = requests.err().or(summary_error.as_ref()).cloned();
+            figures.push(StoreFigures {
+                name: store.name().clone(),
+                requests: dates
+                    .iter()
+                    .map(|day| requests.ok().and_then(|r| r.get(day).copied()).unwrap_or(0))
+                    .collect(),
+                availability: store.availability().await,
+                cost: store.cost(),
+                error,
+            });
+        }
+        RangeFigures {
+            first,
+            last,
+            days: dates
+                .iter()
+                .map(|day| (*day, kinds_on.get(day).copied().unwrap_or_default()))
+                .collect(),
+            funnel: report::funnel_of_counts(steps, &sums.steps),
+            top_paths: report::top_of(current.iter().flat_map(|s| &s.paths), TOP_PATHS),
+            sums,
+            previous,
+            requests: marks.requests_between(first, last),
+            previous_requests: marks.requests_between(previous_first, first - Days::new(1)),
+            stores: figures,
+            summary_error,
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! The kept day summaries: a day is summed again only when what a store
+//! says of it changes, a slow sum shows the kept day once, and a mark of a
+//! browser's evidence alone makes a kept day current again.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use activity::StoreName;
+use activity::report::{self, FunnelStep, KindCounts, default_funnel};
+use activity::store::{ActivityStore, Retention, StoreError};
+use activity::summary::DaySummary;
+use chrono::{Days, NaiveDate, Utc};
+use whocomes_reading::Marks;
+use whocomes_reading::cache::SummaryCache;
+
+async fn sqlite(folder: &tempfile::TempDir) -> Arc<dyn ActivityStore> {
+    let path = folder.path().join("activity.db");
+    Arc::new(
+        activity_sqlite::SqliteStore::open(
+            path.to_str().expect("UTF-8"),
+            StoreName::parse("sqlite").expect("a name"),
+            Retention::default(),
+        )
+        .await
+        .expect("opens"),
+    )
+}
+
+/// Reads the summaries of the last five days through `cache`, and how
+/// many operations the store performed for it.
+async fn read(
+    cache: &Arc<SummaryCache>,
+    stores: &[Arc<dyn ActivityStore>],
+    today: NaiveDate,
+) -> (Vec<DaySummary>, u64) {
+    let before = stores[0].cost().operations;
+    let first = today - Days::new(4);
+    let marks = Marks::read(stores, first).await;
+    let summaries = cache
+        .summaries(stores, &marks, first, today, &default_funnel())
+        .await
+        .expect("reads");
+    let summaries = summaries.iter().map(|s| (**s).clone()).collect();
+    (summaries, stores[0].cost().operations - before)
+}
+
+/// A store that takes 300 ms to sum days (a big one), in memory.
+struct Slow(activity::store::MemoryStore);
+
+#[async_trait::async_trait]
+impl ActivityStore for Slow {
+    fn name(&self) -> &StoreName {
+        self.0.name()
+    }
+    async fn availability(&self) -> activity::rows::Availability {
+        self.0.availability().await
+    }
+    async fn record(&self, batch: &activity::rows::Batch) -> Result<(), StoreError> {
+        self.0.record(batch).await
+    }
+    async fn hours_since(
+        &self,
+        since: chrono::DateTime<Utc>,
+    ) -> Result<Vec<activity::rows::HourRow>, StoreError> {
+        self.0.hours_since(since).await
+    }
+    async fn visitors_since(
+        &self,
+        since: NaiveDate,
+    ) -> Result<Vec<activity::rows::VisitorDay>, StoreError> {
+        self.0.visitors_since(since).await
+    }
+    async fn day_summaries(
+        &self,
+        first: NaiveDate,
+        last: NaiveDate,
+        steps: &[FunnelStep],
+    ) -> Result<Vec<DaySummary>, StoreError> {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        self.0.day_summaries(first, last, steps).await
+    }
+    async fn enforce_retention(&self, now: chrono::DateTime<Utc>) -> Result<(), StoreError> {
+        self.0.enforce_retention(now).await
+    }
+    async fn expired_kinds_since(
+        &self,
+        since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
+        self.0.expired_kinds_since(since).await
+    }
+    async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        self.0.day_marks(since).await
+    }
+    async fn bot_days_since(
+        &self,
+        since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, activity::bot_class::BotClass, report::BotCount)>, StoreError> {
+        self.0.bot_days_since(since).await
+    }
+    fn cost(&self) -> activity::rows::Cost {
+        self.0.cost()
+    }
+}
+
+#[tokio::test]
+async fn a_slow_sum_shows_the_kept_day_once_then_the_new_one() {
+    let store = Slow(activity::store::MemoryStore::new(
+        StoreName::parse("slow").expect("a name"),
+        Retention::default(),
+    ));
+    let stores: Vec<Arc<dyn ActivityStore>> = vec![Arc::new(store)];
+    let today = Utc::now().date_naive();
+    let name = stores[0].name().clone();
+    let day = today - Days::new(1);
+    let rows = activity::sample::day_rows(&name, day, 30, 1);
+    stores[0].record(&rows).await.expect("kept");
+    let cache = Arc::new(SummaryCache::default());
+    let (before, _) = read(&cache, &stores, today).await;
+    assert_eq!(before.len(), 1, "a day never summed is waited for");
+
+    let more = activity::sample::day_rows(&name, day, 50, 2);
+    stores[0].record(&more).await.expect("kept");
+    let (kept, _) = read(&cache, &stores, today).await;
+    assert_eq!(
+        kept, before,
+        "summing takes longer than FRESH_WAIT: the kept day"
+    );
+    let reference = activity::store::read_and_summarize(
+        stores[0].as_ref(),
+        today - Days::new(4),
+        today,
+        &default_funnel(),
+    )
+    .await
+    .expect("reads rows");
+    assert_ne!(reference, before, "the new rows change the day");
+    let mut now = Vec::new();
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        now = read(&cache, &stores, today).await.0;
+        if now == reference {
+            break;
+        }
+    }
+    assert_eq!(now, reference, "the refresh lands");
+}
+
+/// A stylesheet fetched after its page was written changes no request
+/// count, yet moves the visitor-day to people: the kept day is summed again.
+#[tokio::test]
+async fn a_mark_alone_makes_the_kept_day_current_again() {
+    use activity::evidence::{Evidence, FilesMark, Shape};
+    use activity::rows::{Batch, Seen};
+    let folder = tempfile::tempdir().expect("a folder");
+    let stores = vec![sqlite(&folder).await];
+    let now = Utc::now();
+    let name = stores[0].name().clone();
+    let visitor = activity::VisitorToken::parse(&"7".repeat(32)).expect("a token");
+    let hit = activity::Hit {
+        at: now,
+        visitor: visitor.clone(),
+        network: activity::address::Network::of(None),
+        path: "/".to_owned(),
+        store: name.clone(),
+        kind: activity::Kind::Person,
+        source: None,
+        shape: Shape::PageLoad,
+        evidence: Evidence::NONE,
+        bot_class: None,
+    };
+    stores[0].record(&Batch::fold([&hit])).await.expect("kept");
+    let cache = Arc::new(SummaryCache::default());
+    let kinds = |summaries: Vec<DaySummary>| summaries.last().map(|s| s.kinds);
+    let before = kinds(read(&cache, &stores, now.date_naive()).await.0);
+    assert_eq!(before.map(|k| (k.people, k.bots)), Some((0, 1)));
+    let mark = Seen::Files(FilesMark {
+        store: name,
+        day: now.date_naive(),
+        visitor,
+    });
+    stores[0]
+        .record(&Batch::fold_all([&mark]))
+        .await
+        .expect("kept");
+    let mut after = before;
+    for _ in 0..50 {
+        after = kinds(read(&cache, &stores, now.date_naive()).await.0);
+        if after != before {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(after.map(|k| (k.people, k.bots)), Some((1, 0)));
+}
+
+#[tokio::test]
+async fn a_day_is_read_again_only_when_its_figures_change() {
+    let folder = tempfile::tempdir().expect("a folder");
+    let stores = vec![sqlite(&folder).await];
+    let today = Utc::now().date_naive();
+    let name = stores[0].name().clone();
+    for back in 1..=3 {
+        let day = today - Days::new(back);
+        let rows = activity::sample::day_rows(&name, day, 40, back);
+        stores[0].record(&rows).await.expect("kept");
+    }
+    let cache = Arc::new(SummaryCache::default());
+
+    let (cold, operations) = read(&cache, &stores, today).await;
+    assert_eq!(cold.len(), 3);
+    assert_eq!(operations, 4, "three marks and one summary read");
+    let (warm, operations) = read(&cache, &stores, today).await;
+    assert_eq!(warm, cold);
+    assert_eq!(operations, 3, "only the marks: nothing changed");
+
+    // An import adds to a past day: that day, and only its figures, change.
+    let past = today - Days::new(2);
+    let more = activity::sample::day_rows(&name, past, 10, 99);
+    stores[0].record(&more).await.expect("kept");
+    let reference = activity::store::read_and_summarize(
+        stores[0].as_ref(),
+        today - Days::new(4),
+        today,
+        &default_funnel(),
+    )
+    .await
+    .expect("reads rows");
+    // Shown as kept for one read at most if summing takes longer than
+    // FRESH_WAIT; then what the rows say now.
+    let mut fresh = Vec::new();
+    for _ in 0..50 {
+        fresh = read(&cache, &stores, today).await.0;
+        if fresh == reference {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(fresh, reference, "what the rows say now");
+    let changed: Vec<NaiveDate> = fresh
+        .iter()
+        .zip(&cold)
+        .filter(|(now, before)| now != before)
+        .map(|(now, _)| now.day)
+        .collect();
+    assert_eq!(changed, vec![past]);
+}

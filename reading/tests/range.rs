@@ -1,0 +1,146 @@
+//! A range's figures over stores: days whose visitor rows expired still
+//! count by kind, a visitor seen on two stores is one visitor-day (and each
+//! store's line keeps its own requests), and a store that cannot be read is
+//! reported while the others are summed.
+
+use std::sync::Arc;
+
+use activity::StoreName;
+use activity::bot_class::BotClass;
+use activity::report::{self, default_funnel};
+use activity::report::{BotCount, KindCounts};
+use activity::rows::Batch;
+use activity::rows::{Availability, Cost, HourRow, VisitorDay};
+use activity::store::{ActivityStore, MemoryStore, Retention, StoreError};
+use chrono::{DateTime, Days, NaiveDate, TimeZone as _, Utc};
+use whocomes_reading::Reading;
+
+fn memory(name: &str) -> Arc<MemoryStore> {
+    Arc::new(MemoryStore::new(
+        StoreName::parse(name).expect("a name"),
+        Retention::default(),
+    ))
+}
+
+fn reading(stores: Vec<Arc<dyn ActivityStore>>) -> Reading {
+    Reading::new(stores, default_funnel())
+}
+
+fn noon() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 29, 12, 0, 0)
+        .single()
+        .expect("a time")
+}
+
+/// One day of made-up rows for `store`, a given number of visitor-days.
+fn day(store: &MemoryStore, day: NaiveDate, visitors: u32) -> Batch {
+    activity::sample::day_rows(store.name(), day, visitors, 3)
+}
+
+#[tokio::test]
+async fn days_past_the_visitor_retention_still_count_by_kind() {
+    let now = noon();
+    let store = memory("sqlite");
+    let old = now.date_naive() - Days::new(40);
+    let batch = day(&store, old, 50);
+    let expected = report::daily_kinds(&report::merge_visitors(&batch.visitors))[&old];
+    store.record(&batch).await.expect("kept");
+    store.enforce_retention(now).await.expect("expires");
+    assert!(store.visitors_since(old).await.expect("reads").is_empty());
+
+    let reading = reading(vec![store]);
+    let long = reading.range(90, now.date_naive()).await;
+    let shown = long.days.iter().find(|(d, _)| *d == old).expect("in range");
+    assert_eq!(shown.1, expected);
+    assert_eq!(long.sums.kinds, expected);
+    // In the 30-day range it is the previous period.
+    let short = reading.range(30, now.date_naive()).await;
+    assert_eq!(short.previous.kinds, expected);
+    assert_eq!(short.sums.kinds.total(), 0);
+    assert_eq!(short.days.len(), 30);
+}
+
+#[tokio::test]
+async fn a_visitor_on_two_stores_counts_once_merged_and_on_each_line() {
+    let today = noon().date_naive();
+    let (one, two) = (memory("one"), memory("two"));
+    // The same made-up visitors (same key, same addresses) on both stores.
+    one.record(&day(&one, today, 20)).await.expect("kept");
+    two.record(&day(&two, today, 20)).await.expect("kept");
+    let view = reading(vec![one, two]).range(7, today).await;
+    let today_kinds = view.days.last().expect("today").1;
+    assert_eq!(today_kinds.total(), 20, "each visitor once");
+    let lines: Vec<u64> = view
+        .stores
+        .iter()
+        .map(|s| *s.requests.last().expect("today"))
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert!(
+        lines[0] > 0 && lines[0] == lines[1],
+        "each store's own requests: {lines:?}"
+    );
+    assert_eq!(view.requests, lines[0] + lines[1]);
+}
+
+#[tokio::test]
+async fn a_store_that_cannot_be_read_is_reported_and_the_others_summed() {
+    let today = noon().date_naive();
+    let kept = memory("kept");
+    kept.record(&day(&kept, today, 10)).await.expect("kept");
+    let broken: Arc<dyn ActivityStore> =
+        Arc::new(Broken(StoreName::parse("broken").expect("a name")));
+    let view = reading(vec![kept, broken]).range(7, today).await;
+    assert_eq!(view.days.last().expect("today").1.total(), 10);
+    assert!(view.stores[0].error.is_none());
+    assert!(view.stores[1].error.is_some(), "{:?}", view.stores[1]);
+    assert!(!view.stores[1].availability.available);
+}
+
+/// A store whose every read fails, as a server that went away.
+struct Broken(StoreName);
+
+fn gone<T>() -> Result<T, StoreError> {
+    Err(StoreError::Unavailable("the server went away".to_owned()))
+}
+
+#[async_trait::async_trait]
+impl ActivityStore for Broken {
+    fn name(&self) -> &StoreName {
+        &self.0
+    }
+    async fn availability(&self) -> Availability {
+        Availability {
+            available: false,
+            reason: "the server went away".to_owned(),
+            retention: String::new(),
+        }
+    }
+    async fn record(&self, _batch: &Batch) -> Result<(), StoreError> {
+        gone()
+    }
+    async fn hours_since(&self, _since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
+        gone()
+    }
+    async fn visitors_since(&self, _since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
+        gone()
+    }
+    async fn enforce_retention(&self, _now: DateTime<Utc>) -> Result<(), StoreError> {
+        gone()
+    }
+    async fn expired_kinds_since(
+        &self,
+        _since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
+        gone()
+    }
+    async fn bot_days_since(
+        &self,
+        _since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError> {
+        gone()
+    }
+    fn cost(&self) -> Cost {
+        Cost::default()
+    }
+}
