@@ -15,16 +15,35 @@ use crate::report::{BotCount, FunnelStep, KindCounts, merge_visitors, visitor_ki
 use crate::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use crate::summary::{self, DaySummary};
 
-/// Why a store could not do what was asked. The messages are safe to show:
-/// they never hold row contents.
+/// Why a store could not do what was asked. The messages are safe to show
+/// a signed-in admin: they never hold row contents (a stranger's page says
+/// less, see the Admin tab).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StoreError {
     /// The store is not reachable or not set up; it keeps nothing.
     #[error("the store is unavailable: {0}")]
     Unavailable(String),
+    /// Every connection stayed busy for longer than the store waits.
+    #[error("the store is busy: no connection came free in time")]
+    Busy,
+    /// The store does not do this at all (e.g. it keeps no import ledger).
+    #[error("the store does not {0}")]
+    Unsupported(&'static str),
     /// The engine refused or failed a statement.
     #[error("the store failed: {0}")]
     Failed(String),
+    /// A row read back is not one whocomes writes (a damaged or hand-edited
+    /// store): the reason names the column, never its value.
+    #[error("the store holds a row it cannot read: {0}")]
+    Corrupt(String),
+}
+
+impl StoreError {
+    /// Whether trying again later may work: an unreachable, busy or failing
+    /// store may recover; an unsupported call or a damaged row will not.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, Self::Unavailable(_) | Self::Busy | Self::Failed(_))
+    }
 }
 
 /// How long rows are kept.
@@ -170,17 +189,13 @@ pub trait ActivityStore: Send + Sync {
     /// What was imported of the log known as `log`, if any of it was.
     async fn imported(&self, log: &str) -> Result<Option<Imported>, StoreError> {
         let _ = log;
-        Err(StoreError::Unavailable(
-            "this store keeps no import ledger".to_owned(),
-        ))
+        Err(StoreError::Unsupported("keep an import ledger"))
     }
 
     /// Notes what was imported of a log (replacing what was noted before).
     async fn mark_imported(&self, imported: &Imported) -> Result<(), StoreError> {
         let _ = imported;
-        Err(StoreError::Unavailable(
-            "this store keeps no import ledger".to_owned(),
-        ))
+        Err(StoreError::Unsupported("keep an import ledger"))
     }
 
     /// What keeping activity has cost so far.

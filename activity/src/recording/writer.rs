@@ -211,7 +211,13 @@ async fn run(
                     stats.failed_write();
                     tracing::warn!(store = %store.name(), %error, hits = batch.hits, "cannot write activity; will retry");
                     retry_at = Some(Instant::now() + backoff);
-                    backoff = (backoff * 2).min(Duration::from_secs(30));
+                    // A store that will not recover soon is asked again
+                    // only at the longest wait.
+                    backoff = if error.is_transient() {
+                        (backoff * 2).min(MAX_BACKOFF)
+                    } else {
+                        MAX_BACKOFF
+                    };
                     held.keep_merged(batch);
                     let given_up = held.give_up_oldest_beyond(config.max_pending_hits);
                     if given_up > 0 {
@@ -341,6 +347,9 @@ async fn collect(
         tokio::time::sleep(TICK.min(deadline.saturating_duration_since(Instant::now()))).await;
     }
 }
+
+/// The longest wait between two tries of a failing write.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 /// The last write at shutdown: a few quick tries, then what is left is lost.
 async fn finish(store: &dyn ActivityStore, pending: Batch, stats: &RecorderStats) {

@@ -62,11 +62,12 @@ fn hex(bytes: &[u8]) -> String {
 
 /// Reads the whole log once to decide: its identity, and whether it starts
 /// with the bytes `known` says were imported. `known` is looked up by
-/// identity once the first 4 KiB are read.
+/// identity once the first 4 KiB are read; if that fails, so does the plan
+/// (importing a log whose ledger could not be read might count it twice).
 pub async fn plan<F, Fut>(input: &mut dyn BufRead, known: F) -> io::Result<Plan>
 where
     F: FnOnce(String) -> Fut,
-    Fut: Future<Output = Option<Imported>>,
+    Fut: Future<Output = io::Result<Option<Imported>>>,
 {
     let mut hasher = Hasher::default();
     let mut first = vec![0; IDENTITY_BYTES];
@@ -79,7 +80,7 @@ where
         filled += read;
     }
     hasher.update(&first[..filled]);
-    let Some(imported) = known(hasher.identity()).await else {
+    let Some(imported) = known(hasher.identity()).await? else {
         return Ok(Plan::From(0));
     };
     // Hash exactly `imported.bytes` bytes of the log, if it has them.
@@ -122,7 +123,21 @@ mod tests {
 
     async fn plan_of(log: &[u8], known: Option<Imported>) -> Plan {
         let mut input: &[u8] = log;
-        plan(&mut input, |_| async { known }).await.expect("reads")
+        plan(&mut input, |_| async { Ok(known) })
+            .await
+            .expect("reads")
+    }
+
+    /// A busy or unreachable ledger must not read as "never imported":
+    /// the log would be counted twice.
+    #[tokio::test]
+    async fn a_ledger_that_cannot_be_read_stops_the_plan() {
+        let mut input: &[u8] = b"line\n";
+        let planned = plan(&mut input, |_| async {
+            Err(io::Error::other("cannot read the import ledger"))
+        })
+        .await;
+        assert!(planned.is_err(), "{planned:?}");
     }
 
     #[tokio::test]

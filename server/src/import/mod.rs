@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use activity::recording::{HitFeed, start_feed};
-use activity::store::Imported;
+use activity::store::{Imported, StoreError};
 use activity::{Counter, RequestView};
 use anyhow::Context as _;
 use clap::Args;
@@ -96,8 +96,15 @@ pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
                 let store = store.clone();
                 async move {
                     match known {
-                        Some(known) => Some(known),
-                        None => store.imported(&log).await.ok().flatten(),
+                        Some(known) => Ok(Some(known)),
+                        None => match store.imported(&log).await {
+                            Ok(imported) => Ok(imported),
+                            // No ledger: every log is read from its start.
+                            Err(StoreError::Unsupported(_)) => Ok(None),
+                            Err(error) => Err(io::Error::other(format!(
+                                "cannot read the import ledger: {error}"
+                            ))),
+                        },
                     }
                 }
             })

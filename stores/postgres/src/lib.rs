@@ -40,7 +40,17 @@ pub struct PostgresStore {
 /// A database error in words safe to show (sqlx never puts row values or
 /// passwords in them).
 pub(crate) fn failed(error: sqlx::Error) -> StoreError {
-    StoreError::Failed(error.to_string())
+    match error {
+        sqlx::Error::PoolTimedOut => StoreError::Busy,
+        sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolClosed => {
+            StoreError::Unavailable(error.to_string())
+        }
+        sqlx::Error::ColumnDecode { .. }
+        | sqlx::Error::Decode(_)
+        | sqlx::Error::ColumnNotFound(_)
+        | sqlx::Error::TypeNotFound { .. } => StoreError::Corrupt(error.to_string()),
+        _ => StoreError::Failed(error.to_string()),
+    }
 }
 
 impl PostgresStore {

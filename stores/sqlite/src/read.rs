@@ -16,7 +16,7 @@ use sqlx::{Row, SqlitePool};
 use crate::failed;
 
 pub(crate) fn invalid(what: &str) -> StoreError {
-    StoreError::Failed(format!("a stored row has an invalid {what}"))
+    StoreError::Corrupt(format!("an invalid {what}"))
 }
 
 /// A column's value, or an error naming the column (never a panic).
