@@ -5,10 +5,10 @@
 
 use std::hint::black_box;
 
-use activity::address::TrustedProxies;
-use activity::bots::BotPatterns;
-use activity::{Counter, RequestView, Rules, StoreName, VisitorKey};
 use criterion::{Criterion, criterion_group, criterion_main};
+use whocomes_activity::address::TrustedProxies;
+use whocomes_activity::bots::BotPatterns;
+use whocomes_activity::{Counter, RequestView, Rules, StoreName, VisitorKey};
 
 const CHROME: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 const IPHONE: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1";

@@ -10,12 +10,12 @@ use std::hint::black_box;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use activity::address::TrustedProxies;
-use activity::recording::{RecorderConfig, start};
-use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
-use activity::store::{ActivityStore, StoreError};
-use activity::{Counter, Rules, StoreName, VisitorKey};
 use criterion::{Criterion, criterion_group, criterion_main};
+use whocomes_activity::address::TrustedProxies;
+use whocomes_activity::recording::{RecorderConfig, start};
+use whocomes_activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
+use whocomes_activity::store::{ActivityStore, StoreError};
+use whocomes_activity::{Counter, Rules, StoreName, VisitorKey};
 
 /// The allocator the server uses: a hit is made on a request thread and
 /// freed on the writer's, which the system allocator handles slowly.
@@ -82,7 +82,7 @@ impl ActivityStore for Discard {
     async fn expired_kinds_since(
         &self,
         _since: chrono::NaiveDate,
-    ) -> Result<Vec<(chrono::NaiveDate, activity::report::KindCounts)>, StoreError> {
+    ) -> Result<Vec<(chrono::NaiveDate, whocomes_activity::report::KindCounts)>, StoreError> {
         Ok(Vec::new())
     }
     async fn bot_days_since(
@@ -91,8 +91,8 @@ impl ActivityStore for Discard {
     ) -> Result<
         Vec<(
             chrono::NaiveDate,
-            activity::bot_class::BotClass,
-            activity::report::BotCount,
+            whocomes_activity::bot_class::BotClass,
+            whocomes_activity::report::BotCount,
         )>,
         StoreError,
     > {
@@ -123,12 +123,12 @@ fn layer(c: &mut Criterion) {
     };
     let (activity, _writer) = start(counter, store.clone(), config);
     // The same with day keys (the default): a read lock per hit.
-    let day_keys = activity::TokenKeys::Ratchet {
+    let day_keys = whocomes_activity::TokenKeys::Ratchet {
         keys: Arc::new(std::sync::RwLock::new(
-            activity::ratchet::DayKeys::seed(&[7; 32], chrono::Utc::now().date_naive())
+            whocomes_activity::ratchet::DayKeys::seed(&[7; 32], chrono::Utc::now().date_naive())
                 .expect("a seed"),
         )),
-        past: Arc::new(activity::past::FromSeed::new(&[7; 32]).expect("a seed")),
+        past: Arc::new(whocomes_activity::past::FromSeed::new(&[7; 32]).expect("a seed")),
     };
     let day_counter = Counter::with_keys(
         Rules::default(),

@@ -10,10 +10,10 @@
 
 use std::path::PathBuf;
 
-use activity::bots::BotPatterns;
+use whocomes_activity::bots::BotPatterns;
 
 fn corpus_dir() -> Option<PathBuf> {
-    activity::corpus::folder(env!("CARGO_MANIFEST_DIR"), "user-agents")
+    whocomes_activity::corpus::folder(env!("CARGO_MANIFEST_DIR"), "user-agents")
 }
 
 fn patterns() -> BotPatterns {
@@ -91,8 +91,8 @@ fn no_real_browser_is_a_bot() {
 /// printed, and the crawlers everyone knows land in their class.
 #[test]
 fn flagged_crawlers_are_classed() {
-    use activity::bot_class::{BotClass, BotClasses};
-    use activity::classify::KindReason;
+    use whocomes_activity::bot_class::{BotClass, BotClasses};
+    use whocomes_activity::classify::KindReason;
     let Some(dir) = corpus_dir() else { return };
     let bots = patterns();
     let classes = BotClasses::new_default().expect("the classes compile");

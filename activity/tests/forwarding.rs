@@ -7,10 +7,10 @@
 
 use std::net::IpAddr;
 
-use activity::address::{ForwardedHeader, Network, TrustedProxies};
-use activity::token::visitor_token;
-use activity::{Counter, RequestView, Rules, StoreName, VisitorKey};
 use chrono::{TimeZone, Utc};
+use whocomes_activity::address::{ForwardedHeader, Network, TrustedProxies};
+use whocomes_activity::token::visitor_token;
+use whocomes_activity::{Counter, RequestView, Rules, StoreName, VisitorKey};
 
 fn counter(trusted: &[&str], header: ForwardedHeader) -> Counter {
     let nets = trusted.iter().map(|n| n.parse().expect("a CIDR")).collect();

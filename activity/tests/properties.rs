@@ -6,12 +6,12 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::sync::LazyLock;
 
-use activity::address::{ForwardedHeader, Network, TrustedProxies};
-use activity::report::{daily_kinds, merge_visitors};
-use activity::rows::{PathCount, VisitorDay};
-use activity::{Counter, RequestView, Rules, StoreName, VisitorKey, VisitorToken};
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use proptest::prelude::*;
+use whocomes_activity::address::{ForwardedHeader, Network, TrustedProxies};
+use whocomes_activity::report::{daily_kinds, merge_visitors};
+use whocomes_activity::rows::{PathCount, VisitorDay};
+use whocomes_activity::{Counter, RequestView, Rules, StoreName, VisitorKey, VisitorToken};
 
 /// Compiled once: building the automata for every case would dominate the run.
 static RULES: LazyLock<Rules> = LazyLock::new(Rules::default);
@@ -162,7 +162,7 @@ proptest! {
         ] {
             let decision = counter(proxies).count(&request, peer, when);
             if let Some(hit) = decision.hit {
-                prop_assert!(hit.path.len() <= activity::path::MAX_PATH_BYTES);
+                prop_assert!(hit.path.len() <= whocomes_activity::path::MAX_PATH_BYTES);
                 prop_assert!(!hit.path.contains('@'));
                 prop_assert!(!hit.path.contains('?'));
                 prop_assert!(!hit.path.chars().any(char::is_control));
@@ -223,8 +223,8 @@ fn visitor_day() -> impl Strategy<Value = VisitorDay> {
                     requests: people + bots + own,
                     bots,
                     self_reads: own,
-                    evidence: activity::evidence::Evidence(evidence),
-                    bot_classes: activity::bot_class::ClassSet(classes),
+                    evidence: whocomes_activity::evidence::Evidence(evidence),
+                    bot_classes: whocomes_activity::bot_class::ClassSet(classes),
                     top_paths: paths
                         .into_iter()
                         .map(|(path, requests)| PathCount { path, requests })

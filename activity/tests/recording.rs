@@ -9,12 +9,12 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use activity::address::TrustedProxies;
-use activity::recording::{ActivityLayer, RecorderConfig, start, start_feed};
-use activity::store::{ActivityStore, MemoryStore, Retention};
-use activity::{Counter, Rules, StoreName, VisitorKey};
 use chrono::NaiveDate;
 use tower::{Layer, Service, ServiceExt, service_fn};
+use whocomes_activity::address::TrustedProxies;
+use whocomes_activity::recording::{ActivityLayer, RecorderConfig, start, start_feed};
+use whocomes_activity::store::{ActivityStore, MemoryStore, Retention};
+use whocomes_activity::{Counter, Rules, StoreName, VisitorKey};
 
 fn counter() -> Counter {
     Counter::new(
@@ -183,7 +183,7 @@ async fn hits_held_beyond_the_limit_are_counted_as_lost() {
 }
 
 /// Waits (at most 5 s) until the writer has failed more than `after` times.
-async fn failed_more_than(writer: &activity::recording::WriterHandle, after: u64) {
+async fn failed_more_than(writer: &whocomes_activity::recording::WriterHandle, after: u64) {
     for _ in 0..500 {
         if writer.stats().snapshot().failed_writes > after {
             return;
@@ -254,7 +254,7 @@ async fn a_backlog_is_written_in_big_batches_through_a_feed() {
     let at = chrono::DateTime::from_timestamp(1_764_374_400, 0).expect("a time");
     // The queue holds them all and the writer cannot run before this test
     // yields: it finds a backlog of 1,000 hits.
-    for hit in activity::sample::hits(&name, at, 1_000, 7) {
+    for hit in whocomes_activity::sample::hits(&name, at, 1_000, 7) {
         feed.send(hit).await.expect("the writer is running");
     }
     drop(feed);
@@ -300,12 +300,12 @@ async fn files_mark_their_visitor_day_once_and_write_nothing_of_their_own() {
     );
     let day = NaiveDate::from_ymd_opt(2000, 1, 1).expect("a day");
     let visitors = store.visitors_since(day).await.expect("reads");
-    let kinds: Vec<(String, activity::report::VisitorKind)> = visitors
+    let kinds: Vec<(String, whocomes_activity::report::VisitorKind)> = visitors
         .iter()
         .map(|row| {
             (
                 row.network.to_string(),
-                activity::report::visitor_kind(
+                whocomes_activity::report::visitor_kind(
                     row.requests,
                     row.bots,
                     row.self_reads,
@@ -316,11 +316,11 @@ async fn files_mark_their_visitor_day_once_and_write_nothing_of_their_own() {
         .collect();
     assert!(kinds.contains(&(
         "203.0.113.x".to_owned(),
-        activity::report::VisitorKind::Person
+        whocomes_activity::report::VisitorKind::Person
     )));
     assert!(kinds.contains(&(
         "198.51.100.x".to_owned(),
-        activity::report::VisitorKind::Bot
+        whocomes_activity::report::VisitorKind::Bot
     )));
     // Folded into the batch with its row: no mark was left for the store.
     assert!(store.day_marks(day).await.expect("reads").is_empty());

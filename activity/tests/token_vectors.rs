@@ -12,9 +12,9 @@
 //! `printf '2026-11-29|203.0.113.7' | openssl dgst -sha256 -hmac whocomes-test-key`
 //! (its first 32 hex characters).
 
-use activity::address::{Network, parse_address};
-use activity::token::{VisitorKey, visitor_token};
 use chrono::{DateTime, NaiveDate, Utc};
+use whocomes_activity::address::{Network, parse_address};
+use whocomes_activity::token::{VisitorKey, visitor_token};
 
 const KEY: &str = "whocomes-test-key";
 
@@ -147,7 +147,7 @@ fn networks_of_every_form() {
 #[test]
 fn day_keys_match_an_independent_ratchet() {
     let day = NaiveDate::from_ymd_opt(2026, 11, 29).expect("a day");
-    let keys = activity::ratchet::DayKeys::seed(KEY.as_bytes(), day).expect("a seed");
+    let keys = whocomes_activity::ratchet::DayKeys::seed(KEY.as_bytes(), day).expect("a seed");
     let key = keys.key_for(day).expect("today's key");
     let token = visitor_token(&key, day, parse_address("203.0.113.7"));
     assert_eq!(token.as_str(), "2f80b6aab2afdf74f85d64a301cca5a9");

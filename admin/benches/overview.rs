@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use activity::StoreName;
 use activity::rows::Batch;
 use activity::store::{ActivityStore, Retention};
-use admin::server::{Admin, AdminConfig, overview};
 use chrono::{Days, Utc};
+use whocomes_admin::server::{Admin, AdminConfig, overview};
 
 /// The allocator the server uses.
 #[global_allocator]

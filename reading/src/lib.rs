@@ -5,10 +5,11 @@
 //! functions, `whocomes export` and the download links all read through it.
 //!
 //! ```no_run
-//! # async fn read(store: std::sync::Arc<dyn activity::store::ActivityStore>) {
+//! # use activity as whocomes_activity; // the workspace's name for it
+//! # async fn read(store: std::sync::Arc<dyn whocomes_activity::store::ActivityStore>) {
 //! use whocomes_reading::Reading;
 //!
-//! let reading = Reading::new(vec![store], activity::report::default_funnel());
+//! let reading = Reading::new(vec![store], whocomes_activity::report::default_funnel());
 //! let today = chrono::Utc::now().date_naive();
 //! let week = reading.range(7, today).await;
 //! println!("{} people visitor-days this week", week.sums.kinds.people);

@@ -3,10 +3,10 @@
 //! them into rows and writes them to a store in batches.
 //!
 //! ```no_run
-//! # async fn example(store: std::sync::Arc<dyn activity::store::ActivityStore>) {
-//! use activity::recording::{start, RecorderConfig};
-//! use activity::{Counter, Rules, StoreName, VisitorKey};
-//! use activity::address::TrustedProxies;
+//! # async fn example(store: std::sync::Arc<dyn whocomes_activity::store::ActivityStore>) {
+//! use whocomes_activity::recording::{start, RecorderConfig};
+//! use whocomes_activity::{Counter, Rules, StoreName, VisitorKey};
+//! use whocomes_activity::address::TrustedProxies;
 //!
 //! let counter = Counter::new(
 //!     Rules::default(),

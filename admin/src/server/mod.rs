@@ -3,8 +3,9 @@
 //! tab's server functions work and to serve its exports.
 //!
 //! ```no_run
-//! # async fn mount(store: std::sync::Arc<dyn activity::store::ActivityStore>) -> Result<(), Box<dyn std::error::Error>> {
-//! use admin::server::{Admin, AdminConfig};
+//! # use activity as whocomes_activity; // the workspace's name for it
+//! # async fn mount(store: std::sync::Arc<dyn whocomes_activity::store::ActivityStore>) -> Result<(), Box<dyn std::error::Error>> {
+//! use whocomes_admin::server::{Admin, AdminConfig};
 //!
 //! let admin = Admin::new(AdminConfig {
 //!     stores: vec![store],

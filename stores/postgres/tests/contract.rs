@@ -6,12 +6,12 @@
 use activity::StoreName;
 use activity::contract::store_contract;
 use activity::store::{ActivityStore, Retention};
-use activity_postgres::PostgresStore;
 use chrono::{TimeZone, Utc};
+use whocomes_postgres::PostgresStore;
 
 /// A fresh database, or `None` after saying why the test skips.
 async fn fresh_database() -> Option<String> {
-    let url = activity_postgres::testing::fresh_database().await;
+    let url = whocomes_postgres::testing::fresh_database().await;
     if url.is_none() {
         println!(
             "SKIPPED: TEST_DATABASE_URL is not set (scripts/test starts a PostgreSQL and sets it)"

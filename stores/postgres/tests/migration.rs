@@ -7,9 +7,9 @@
 use activity::StoreName;
 use activity::holdings;
 use activity::store::{ActivityStore as _, Retention};
-use activity_postgres::PostgresStore;
 use chrono::{TimeZone, Utc};
 use sqlx::Connection as _;
+use whocomes_postgres::PostgresStore;
 
 /// What migration 0005 did, undone: the schema the previous release wrote.
 const BEFORE_0005: [&str; 3] = [
@@ -20,7 +20,7 @@ const BEFORE_0005: [&str; 3] = [
 
 #[tokio::test]
 async fn a_store_of_the_previous_schema_keeps_every_count() {
-    let Some(url) = activity_postgres::testing::fresh_database().await else {
+    let Some(url) = whocomes_postgres::testing::fresh_database().await else {
         println!(
             "SKIPPED: TEST_DATABASE_URL is not set (scripts/test starts a PostgreSQL and sets it)"
         );

@@ -4,8 +4,8 @@
 use activity::StoreName;
 use activity::contract::store_contract;
 use activity::store::{ActivityStore, Retention};
-use activity_sqlite::SqliteStore;
 use chrono::{TimeZone, Utc};
+use whocomes_sqlite::SqliteStore;
 
 fn name() -> StoreName {
     StoreName::parse("sqlite").expect("a name")

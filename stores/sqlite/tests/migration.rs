@@ -5,9 +5,9 @@
 use activity::StoreName;
 use activity::holdings;
 use activity::store::{ActivityStore as _, Retention};
-use activity_sqlite::SqliteStore;
 use chrono::{TimeZone, Utc};
 use sqlx::Connection as _;
+use whocomes_sqlite::SqliteStore;
 
 /// What migration 0005 did, undone: the schema the previous release wrote.
 const BEFORE_0005: [&str; 3] = [

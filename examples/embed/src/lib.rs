@@ -1,29 +1,26 @@
 //! Embedding whocomes in your own Leptos + axum app: the counting layer, the
 //! Admin tab at a route, and the tab's one layer. Its server functions come
-//! with the `admin` crate; nothing is registered by hand.
+//! with the `whocomes-admin` crate; nothing is registered by hand.
 //!
-//! ```sh
-//! ADMIN_PASSWORD='a long passphrase' cargo run -p admin --example embed --features ssr
-//! # then open http://127.0.0.1:3000/admin (server-rendered; add your wasm
-//! # bundle as usual to hydrate it)
-//! ```
+//! [`site`] builds the app (`src/main.rs` serves it); `tests/embed.rs`
+//! checks that it serves the tab and counts a visit.
 #![forbid(unsafe_code)]
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use activity::address::TrustedProxies;
-use activity::recording::RecorderConfig;
-use activity::store::{ActivityStore, Retention};
-use activity::{Counter, Rules, StoreName, VisitorKey};
-use activity_sqlite::SqliteStore;
-use admin::AdminTab;
-use admin::server::{Admin, AdminConfig};
 use axum::extract::ConnectInfo;
 use leptos::prelude::*;
 use leptos_axum::{LeptosRoutes as _, generate_route_list};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{SsrMode, StaticSegment};
+use whocomes_activity::address::TrustedProxies;
+use whocomes_activity::recording::{RecorderConfig, WriterHandle};
+use whocomes_activity::store::{ActivityStore, Retention};
+use whocomes_activity::{Counter, Rules, StoreName, VisitorKey};
+use whocomes_admin::AdminTab;
+use whocomes_admin::server::{Admin, AdminConfig};
+use whocomes_sqlite::SqliteStore;
 
 /// Your app, with the Admin tab at `/admin`.
 #[component]
@@ -54,29 +51,44 @@ fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let folder = std::env::temp_dir().join("whocomes-embed-example");
-    std::fs::create_dir_all(&folder)?;
+/// How the example site is set up.
+#[derive(Debug)]
+pub struct SiteConfig {
+    /// The SQLite file that keeps the activity.
+    pub database: std::path::PathBuf,
+    /// The secret the visitor tokens are keyed with.
+    pub key: String,
+    /// The admin password, if anybody may sign in.
+    pub password: Option<String>,
+    /// Where it will listen.
+    pub address: SocketAddr,
+}
+
+/// The site: its router, and the writer to finish once it stops serving.
+pub struct Site {
+    /// Serve it with `into_make_service_with_connect_info::<SocketAddr>()`.
+    pub router: axum::Router,
+    /// Drains the hits still queued: await `finish` after the server stops.
+    pub writer: WriterHandle,
+    /// The store the site counts into.
+    pub store: Arc<dyn ActivityStore>,
+}
+
+/// Opens the store and builds the app with whocomes in it.
+pub async fn site(config: SiteConfig) -> Result<Site, Box<dyn std::error::Error>> {
     let name = StoreName::parse("my-site")?;
-    let path = folder.join("activity.db");
-    let store: Arc<dyn ActivityStore> = Arc::new(
-        SqliteStore::open(
-            path.to_str().ok_or("a UTF-8 path")?,
-            name.clone(),
-            Retention::default(),
-        )
-        .await?,
-    );
+    let database = config.database.to_str().ok_or("a UTF-8 path")?;
+    let store: Arc<dyn ActivityStore> =
+        Arc::new(SqliteStore::open(database, name.clone(), Retention::default()).await?);
 
     // 1. Counting: every request passes the layer; hits go to the store in batches.
     let counter = Counter::new(
         Rules::default(),
-        VisitorKey::from_text(&std::env::var("SITE_KEY").unwrap_or_else(|_| "change me".into()))?,
+        VisitorKey::from_text(&config.key)?,
         TrustedProxies::default(),
         name,
     );
-    let config = RecorderConfig {
+    let recorder = RecorderConfig {
         peer_address: |extensions| {
             extensions
                 .get::<ConnectInfo<SocketAddr>>()
@@ -84,23 +96,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
         ..RecorderConfig::default()
     };
-    let (counting, writer) = activity::recording::start(counter, store.clone(), config);
+    let (counting, writer) = whocomes_activity::recording::start(counter, store.clone(), recorder);
 
     // 2. The Admin tab's state and its one layer.
     let admin = Admin::new(AdminConfig {
-        stores: vec![store],
+        stores: vec![store.clone()],
         recorder: Some(writer.stats()),
-        password: std::env::var("ADMIN_PASSWORD").ok(),
+        password: config.password,
         ..AdminConfig::default()
     })?;
 
-    let address: SocketAddr = "127.0.0.1:3000".parse()?;
+    // 3. Your Leptos app, with both layers around it.
     let options = LeptosOptions::builder()
         .output_name("embed")
-        .site_addr(address)
+        .site_addr(config.address)
         .build();
     let routes = generate_route_list(MyApp);
-    let app = axum::Router::new()
+    let router = axum::Router::new()
         .leptos_routes(&options, routes, {
             let options = options.clone();
             move || shell(options.clone())
@@ -108,13 +120,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_state(options)
         .layer(admin.layer())
         .layer(counting);
-
-    let listener = tokio::net::TcpListener::bind(address).await?;
-    eprintln!("serving on http://{address}/admin");
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .await?;
-    Ok(())
+    Ok(Site {
+        router,
+        writer,
+        store,
+    })
 }
