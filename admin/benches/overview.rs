@@ -10,7 +10,7 @@
 //! warm-ups, median and 95th percentile printed. SQLite always; PostgreSQL
 //! when TEST_DATABASE_URL names a server (a fresh database is made on it).
 //!
-//! `cargo bench -p admin --features ssr --bench overview` (BENCH_DAYS, BENCH_VISITORS, BENCH_RUNS, BENCH_RANGES to scale)
+//! `cargo bench -p whocomes-admin --features ssr --bench overview` (BENCH_DAYS, BENCH_VISITORS, BENCH_RUNS, BENCH_RANGES to scale)
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
