@@ -5,7 +5,9 @@
 //! - [`AdminTab`] — the component to mount at a route (`/admin`);
 //! - [`api`] — its server functions (registered by this crate);
 //! - `server` (feature `ssr`) — [`server::Admin`], its state, and the one
-//!   layer an app adds; the exports;
+//!   layer an app adds (it also serves the export downloads); the figures
+//!   themselves are read by `whocomes-reading` and only put in the page's
+//!   types here;
 //! - [`model`] — the figures the server sends; [`chart`] — drawing them as
 //!   SVG; [`palette`] — the colours.
 #![forbid(unsafe_code)]
