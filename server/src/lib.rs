@@ -36,6 +36,7 @@ pub mod headers;
 pub mod import;
 pub mod import_keys;
 pub mod key;
+pub mod precompress;
 mod private_file;
 pub mod reconnect;
 pub mod revalidate;

@@ -3,13 +3,16 @@
 //! The page's own files (`/pkg/…`, the favicon) are served by tower-http's
 //! `ServeDir`, which answers a browser's `If-Modified-Since` with `304`: they
 //! are revalidated on every visit (`revalidate.rs`), so that costs a round
-//! trip, not the files again.
+//! trip, not the files again; each is sent as its brotli or gzip copy when
+//! the browser takes one (`precompress.rs` makes them at start). Pages,
+//! server functions and the API are compressed as they are sent.
 
 use axum::Router;
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use leptos::config::LeptosOptions;
 use leptos_axum::{LeptosRoutes, file_and_error_handler, generate_route_list};
+use tower_http::compression::CompressionLayer;
 use tower_http::services::{ServeDir, ServeFile};
 
 use app::{App, shell};
@@ -33,18 +36,21 @@ pub fn router(options: LeptosOptions) -> Router {
         move || shell(options.clone())
     };
 
-    let root = std::path::Path::new(options.site_root.as_ref());
+    let root = std::path::PathBuf::from(options.site_root.as_ref());
     let pkg = format!("/{}", options.site_pkg_dir);
+    let files = ServeDir::new(root.join(options.site_pkg_dir.as_ref()))
+        .precompressed_br()
+        .precompressed_gzip();
     Router::new()
-        .nest_service(
-            &pkg,
-            ServeDir::new(root.join(options.site_pkg_dir.as_ref())),
-        )
-        .route_service("/favicon.ico", ServeFile::new(root.join("favicon.ico")))
         .route("/api/inventory", get(api::inventory))
         // The counter reads the report on its way in; the route only answers.
         .route(NAVIGATION_REPORT, post(|| async { StatusCode::NO_CONTENT }))
         .leptos_routes(&options, pages, render_shell)
         .fallback(file_and_error_handler(shell))
         .with_state(options)
+        // Everything above, compressed as it goes out; the page's files
+        // below have their copies made once.
+        .layer(CompressionLayer::new())
+        .nest_service(&pkg, files)
+        .route_service("/favicon.ico", ServeFile::new(root.join("favicon.ico")))
 }

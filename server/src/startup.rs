@@ -134,6 +134,7 @@ impl Application {
             .site_addr(local_addr)
             .build();
 
+        crate::precompress::in_background(config.site_root.join("pkg"));
         let store_name = config.store.store_name()?;
         if config.demo {
             demo(&mut config, &store_name).await?;

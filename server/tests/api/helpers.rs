@@ -128,10 +128,12 @@ pub async fn spawn_app_in(data: tempfile::TempDir, extra: &[&str]) -> TestApp {
         "whocomes".to_owned(),
         "serve".to_owned(),
         "--addr=127.0.0.1:0".to_owned(),
-        format!("--site-root={}", public.display()),
         format!("--data-dir={}", data.path().display()),
         format!("--key={TEST_KEY}"),
     ];
+    if !extra.iter().any(|flag| flag.starts_with("--site-root")) {
+        argv.push(format!("--site-root={}", public.display()));
+    }
     if !extra.iter().any(|flag| flag.starts_with("--flush-ms")) {
         argv.push("--flush-ms=50".to_owned());
     }

@@ -166,3 +166,143 @@ async fn the_pages_files_are_revalidated_with_a_304() {
     // A page is not the page's file: no such header on it.
     assert_eq!(header(&app.get("/about").await, "cache-control"), None);
 }
+
+/// A site root with a built bundle's files: the stylesheet, a script, and
+/// the favicon, as `cargo leptos build` leaves them.
+fn built_site() -> (tempfile::TempDir, String) {
+    let root = tempfile::tempdir().expect("a folder");
+    let pkg = root.path().join("pkg");
+    std::fs::create_dir(&pkg).expect("pkg/");
+    let css = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../style/main.css"))
+        .expect("the stylesheet");
+    std::fs::write(pkg.join("whocomes.css"), &css).expect("written");
+    std::fs::write(
+        pkg.join("whocomes.js"),
+        "export default function() {}\n".repeat(50),
+    )
+    .expect("written");
+    (root, css)
+}
+
+fn decode_brotli(bytes: &[u8]) -> String {
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut brotli::Decompressor::new(bytes, 4096), &mut text)
+        .expect("brotli");
+    text
+}
+
+fn decode_gzip(bytes: &[u8]) -> String {
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(bytes), &mut text)
+        .expect("gzip");
+    text
+}
+
+/// The page's files go out as the brotli or gzip copy made once at start,
+/// whichever the browser takes, with one Last-Modified for every variant (a
+/// warm cache's 304 still works); pages are compressed as they are sent; a
+/// client that takes neither gets the bytes as they are.
+#[tokio::test]
+async fn files_and_pages_are_sent_compressed_to_browsers_that_take_it() {
+    let (root, css) = built_site();
+    let flag = format!("--site-root={}", root.path().display());
+    let app = crate::helpers::spawn_app_with(&[&flag]).await;
+    let copy = root.path().join("pkg/whocomes.css.br");
+    for _ in 0..200 {
+        if copy.exists() && root.path().join("pkg/whocomes.js.gz").exists() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(copy.exists(), "the copies are made at start");
+
+    let fetch = |path: &'static str, accept: Option<&'static str>| {
+        let mut request = app.client.get(app.url(path));
+        if let Some(accept) = accept {
+            request = request.header("accept-encoding", accept);
+        }
+        async move { request.send().await.expect("answers") }
+    };
+    let encoding = |response: &reqwest::Response| {
+        response
+            .headers()
+            .get("content-encoding")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+
+    let br = fetch("/pkg/whocomes.css", Some("gzip, deflate, br")).await;
+    assert_eq!(encoding(&br).as_deref(), Some("br"));
+    let modified = br.headers().get("last-modified").cloned();
+    let bytes = br.bytes().await.expect("a body");
+    assert!(
+        bytes.len() * 3 < css.len(),
+        "{} of {} bytes",
+        bytes.len(),
+        css.len()
+    );
+    assert_eq!(decode_brotli(&bytes), css);
+
+    let gz = fetch("/pkg/whocomes.css", Some("gzip")).await;
+    assert_eq!(encoding(&gz).as_deref(), Some("gzip"));
+    assert_eq!(gz.headers().get("last-modified").cloned(), modified);
+    assert_eq!(decode_gzip(&gz.bytes().await.expect("a body")), css);
+
+    let plain = fetch("/pkg/whocomes.css", None).await;
+    assert_eq!(encoding(&plain), None);
+    assert_eq!(plain.headers().get("last-modified").cloned(), modified);
+    assert_eq!(plain.text().await.expect("a body"), css);
+
+    let page = fetch("/about", Some("gzip")).await;
+    assert_eq!(page.status(), StatusCode::OK);
+    assert_eq!(encoding(&page).as_deref(), Some("gzip"));
+    assert!(decode_gzip(&page.bytes().await.expect("a body")).contains("I am Mara Lindqvist"));
+    let page = fetch("/about", Some("br")).await;
+    assert_eq!(encoding(&page).as_deref(), Some("br"));
+    assert!(decode_brotli(&page.bytes().await.expect("a body")).contains("I am Mara Lindqvist"));
+    let api = fetch("/api/inventory", Some("br")).await;
+    assert_eq!(encoding(&api).as_deref(), Some("br"));
+}
+
+/// A client that sends a hostile or nonsense Accept-Encoding gets the page,
+/// readable, and the site keeps serving.
+#[tokio::test]
+async fn a_malformed_accept_encoding_gets_a_readable_page() {
+    let app = spawn_app().await;
+    for accept in [
+        "",
+        "br;q=nonsense",
+        "identity;q=0, *;q=0",
+        &"x,".repeat(2000),
+        "gzip;q=0.5, br;q=1.0e9",
+    ] {
+        let response = app
+            .client
+            .get(app.url("/about"))
+            .header("accept-encoding", accept)
+            .send()
+            .await
+            .expect("answers");
+        assert!(
+            response.status().is_success() || response.status().as_u16() == 406,
+            "{accept:?}: {}",
+            response.status()
+        );
+        let encoding = response
+            .headers()
+            .get("content-encoding")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let bytes = response.bytes().await.expect("a body");
+        let text = match encoding.as_deref() {
+            None => String::from_utf8(bytes.to_vec()).expect("UTF-8"),
+            Some("gzip") => decode_gzip(&bytes),
+            Some("br") => decode_brotli(&bytes),
+            Some(other) => panic!("{accept:?}: an encoding nobody asked for: {other}"),
+        };
+        if !text.is_empty() {
+            assert!(text.contains("Mara Lindqvist"), "{accept:?}");
+        }
+    }
+    assert_eq!(app.get("/about").await.status(), StatusCode::OK);
+}
