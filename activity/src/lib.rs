@@ -24,6 +24,8 @@
 //!   [`kind_sql`] — the visitor-day kind rule as the SQL text both stores
 //!   run (text only: this crate talks to no database).
 #![forbid(unsafe_code)]
+// Every public item of a library a stranger depends on says what it is.
+#![warn(missing_docs)]
 
 pub mod address;
 pub mod bot_class;

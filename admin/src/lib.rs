@@ -11,7 +11,12 @@
 //! - [`model`] — the figures the server sends; [`chart`] — drawing them as
 //!   SVG; [`palette`] — the colours.
 #![forbid(unsafe_code)]
+// Every public item of a library a stranger depends on says what it is.
+#![warn(missing_docs)]
 
+// `#[server]` makes a public struct per function whose fields are its
+// arguments; the function's own docs say what they are.
+#[allow(missing_docs)]
 pub mod api;
 pub mod chart;
 pub mod model;

@@ -12,6 +12,8 @@
 //! - `navigation` — reporting navigations inside the app, so they count as page loads;
 //! - `pages` — one file per page.
 #![forbid(unsafe_code)]
+// Every public item of a library a stranger depends on says what it is.
+#![warn(missing_docs)]
 
 pub mod inventory;
 mod layout;

@@ -16,6 +16,8 @@
 //! # }
 //! ```
 #![forbid(unsafe_code)]
+// Every public item of a library a stranger depends on says what it is.
+#![warn(missing_docs)]
 
 pub mod cache;
 pub mod export;

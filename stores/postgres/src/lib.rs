@@ -6,6 +6,8 @@
 //! lives in `migrations/` and is brought up to date on connect. The address
 //! of the database is never logged or shown with its password.
 #![forbid(unsafe_code)]
+// Every public item of a library a stranger depends on says what it is.
+#![warn(missing_docs)]
 
 mod read;
 mod summary;

@@ -5,6 +5,8 @@
 //! transaction per batch; the schema lives in `migrations/` and is brought up
 //! to date on open. Rows hold what `activity`'s records hold, nothing more.
 #![forbid(unsafe_code)]
+// Every public item of a library a stranger depends on says what it is.
+#![warn(missing_docs)]
 
 mod read;
 mod rule;
