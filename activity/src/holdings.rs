@@ -11,6 +11,15 @@ use crate::sample;
 use crate::store::ActivityStore;
 use crate::summary::{DaySummary, midnight};
 
+/// Migration 0005 (both stores) undone: the schema the previous release
+/// wrote, before the kinds' columns were named `bots` and `self_reads`. A
+/// test puts a filled store back to it and opens it again.
+pub const BEFORE_0005: [&str; 3] = [
+    "ALTER TABLE day_kinds RENAME COLUMN bots TO scanners",
+    "ALTER TABLE day_kinds RENAME COLUMN self_reads TO own_reads",
+    "DELETE FROM _sqlx_migrations WHERE version = 5",
+];
+
 /// How many days back [`fill`] writes; the oldest are past the default
 /// visitor retention of 30 days, so their counts by kind are kept apart.
 const DAYS_BACK: u64 = 40;

@@ -2,14 +2,16 @@
 //! by reason and never echoed; a log imported twice is counted once, a
 //! grown log adds only its new lines, a gzip copy is the same log.
 
+mod support;
+
 use std::io::Write as _;
 use std::path::Path;
 
-use activity::StoreName;
-use activity::store::{ActivityStore, Retention};
+use activity::store::ActivityStore;
 use clap::Parser as _;
 use server::cli::{Cli, Command};
 use server::import::logline::LineError;
+use support::open_store;
 
 const MARKER: &str = "SECRETMARKER";
 
@@ -41,17 +43,6 @@ fn good(n: u32) -> String {
         n % 250,
         n % 60
     )
-}
-
-/// The SQLite store an import into `data` wrote.
-async fn open_store(data: &Path) -> activity_sqlite::SqliteStore {
-    activity_sqlite::SqliteStore::open(
-        data.join("activity.db").to_str().expect("UTF-8"),
-        StoreName::parse("sqlite").expect("a name"),
-        Retention::default(),
-    )
-    .await
-    .expect("opens")
 }
 
 async fn stored_requests(data: &Path) -> u64 {

@@ -10,11 +10,20 @@
 //! product's rule (`activity::classify::kind_of`), which is tested on its
 //! own against the corpus' user agents. Skips, saying why, without the corpus.
 
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 use std::path::PathBuf;
 
+use activity::Kind;
 use activity::report::visitor_kind;
+use activity::rules::{Rules, RulesConfig};
+use activity::store::ActivityStore;
+use chrono::{Duration, NaiveDate};
+use clap::Parser as _;
+use server::cli::{Cli, Command};
+use support::open_store;
 
 /// What the reference remembers of one address on one day.
 #[derive(Clone, Debug, Default)]
@@ -27,12 +36,6 @@ struct Seen {
     last_page_load: Option<i64>,
     window: Option<(i64, u64)>,
 }
-use activity::rules::{Rules, RulesConfig};
-use activity::store::{ActivityStore, Retention};
-use activity::{Kind, StoreName};
-use chrono::{Duration, NaiveDate};
-use clap::Parser as _;
-use server::cli::{Cli, Command};
 
 /// One day as the reference sees it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -270,17 +273,6 @@ fn reference(text: &str, rules: &Rules) -> (BTreeMap<NaiveDate, Day>, u64) {
         }
     }
     (days, malformed)
-}
-
-/// The SQLite store an import into `data` wrote.
-async fn open_store(data: &std::path::Path) -> activity_sqlite::SqliteStore {
-    activity_sqlite::SqliteStore::open(
-        data.join("activity.db").to_str().expect("UTF-8"),
-        StoreName::parse("sqlite").expect("a name"),
-        Retention::default(),
-    )
-    .await
-    .expect("opens")
 }
 
 fn import_args(data: &std::path::Path, log: &std::path::Path) -> server::import::ImportArgs {

@@ -6,6 +6,15 @@ use reqwest::header::CONTENT_TYPE;
 
 use crate::helpers::spawn_app;
 
+/// A header of the answer, as text.
+fn header(response: &reqwest::Response, name: &str) -> Option<String> {
+    response
+        .headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
 fn content_type(response: &reqwest::Response) -> String {
     response
         .headers()
@@ -146,13 +155,6 @@ async fn the_pages_files_are_revalidated_with_a_304() {
     let app = spawn_app().await;
     let first = app.get("/favicon.ico").await;
     assert_eq!(first.status(), StatusCode::OK);
-    let header = |response: &reqwest::Response, name: &str| {
-        response
-            .headers()
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned)
-    };
     assert_eq!(header(&first, "cache-control").as_deref(), Some("no-cache"));
     let modified = header(&first, "last-modified").expect("a Last-Modified");
     let again = app
@@ -223,13 +225,7 @@ async fn files_and_pages_are_sent_compressed_to_browsers_that_take_it() {
         }
         async move { request.send().await.expect("answers") }
     };
-    let encoding = |response: &reqwest::Response| {
-        response
-            .headers()
-            .get("content-encoding")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned)
-    };
+    let encoding = |response: &reqwest::Response| header(response, "content-encoding");
 
     let br = fetch("/pkg/whocomes.css", Some("gzip, deflate, br")).await;
     assert_eq!(encoding(&br).as_deref(), Some("br"));
@@ -288,11 +284,7 @@ async fn a_malformed_accept_encoding_gets_a_readable_page() {
             "{accept:?}: {}",
             response.status()
         );
-        let encoding = response
-            .headers()
-            .get("content-encoding")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+        let encoding = header(&response, "content-encoding");
         let bytes = response.bytes().await.expect("a body");
         let text = match encoding.as_deref() {
             None => String::from_utf8(bytes.to_vec()).expect("UTF-8"),

@@ -11,13 +11,6 @@ use chrono::{TimeZone, Utc};
 use sqlx::Connection as _;
 use whocomes_postgres::PostgresStore;
 
-/// What migration 0005 did, undone: the schema the previous release wrote.
-const BEFORE_0005: [&str; 3] = [
-    "ALTER TABLE day_kinds RENAME COLUMN bots TO scanners",
-    "ALTER TABLE day_kinds RENAME COLUMN self_reads TO own_reads",
-    "DELETE FROM _sqlx_migrations WHERE version = 5",
-];
-
 #[tokio::test]
 async fn a_store_of_the_previous_schema_keeps_every_count() {
     let Some(url) = whocomes_postgres::testing::fresh_database().await else {
@@ -42,7 +35,7 @@ async fn a_store_of_the_previous_schema_keeps_every_count() {
     );
 
     let mut old = sqlx::PgConnection::connect(&url).await.expect("connects");
-    for sql in BEFORE_0005 {
+    for sql in holdings::BEFORE_0005 {
         sqlx::query(sql).execute(&mut old).await.expect(sql);
     }
     old.close().await.expect("closes");

@@ -9,13 +9,6 @@ use chrono::{TimeZone, Utc};
 use sqlx::Connection as _;
 use whocomes_sqlite::SqliteStore;
 
-/// What migration 0005 did, undone: the schema the previous release wrote.
-const BEFORE_0005: [&str; 3] = [
-    "ALTER TABLE day_kinds RENAME COLUMN bots TO scanners",
-    "ALTER TABLE day_kinds RENAME COLUMN self_reads TO own_reads",
-    "DELETE FROM _sqlx_migrations WHERE version = 5",
-];
-
 #[tokio::test]
 async fn a_store_of_the_previous_schema_keeps_every_count() {
     let folder = tempfile::tempdir().expect("a temporary folder");
@@ -39,7 +32,7 @@ async fn a_store_of_the_previous_schema_keeps_every_count() {
     let mut old = sqlx::SqliteConnection::connect(&format!("sqlite://{path}"))
         .await
         .expect("opens the file");
-    for sql in BEFORE_0005 {
+    for sql in holdings::BEFORE_0005 {
         sqlx::query(sql).execute(&mut old).await.expect(sql);
     }
     old.close().await.expect("closes");
