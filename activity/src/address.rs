@@ -3,10 +3,13 @@
 //!
 //! An address feeds a count, never a permission: nothing here decides access.
 
+use std::fmt::Write as _;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 
 use ipnet::IpNet;
 use serde::{Deserialize, Serialize};
+
+use crate::short_text::ShortText;
 
 /// Reads an address written as text, dropping a port if there is one:
 /// `203.0.113.7`, `203.0.113.7:443`, `2001:db8::1`, `[2001:db8::1]` and
@@ -38,31 +41,34 @@ pub fn canonical(ip: IpAddr) -> IpAddr {
 /// The network a hit keeps instead of the address: `203.0.113.x` for IPv4,
 /// the first three groups and `x` for IPv6 (`2001:db8:85a3:x`), and `x` when
 /// the address could not be read. Never more than that.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Network(String);
+/// Kept inline (at most 16 characters): made on every counted request.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Network(ShortText<16>);
 
 impl Network {
     /// The network of an address (`None`: unreadable, written `x`).
     pub fn of(ip: Option<IpAddr>) -> Self {
-        match ip.map(canonical) {
+        let mut text = ShortText::new();
+        // At most `255.255.255.x` or `ffff:ffff:ffff:x`: it always fits.
+        let _ = match ip.map(canonical) {
             Some(IpAddr::V4(v4)) => {
                 let [a, b, c, _] = v4.octets();
-                Self(format!("{a}.{b}.{c}.x"))
+                write!(text, "{a}.{b}.{c}.x")
             }
             Some(IpAddr::V6(v6)) => {
                 let [a, b, c, ..] = v6.segments();
-                Self(format!("{a:x}:{b:x}:{c:x}:x"))
+                write!(text, "{a:x}:{b:x}:{c:x}:x")
             }
-            None => Self("x".to_owned()),
-        }
+            None => text.write_str("x"),
+        };
+        Self(text)
     }
 
     /// Reads a network back from where it was kept: `x`, three decimal
     /// octets and `x`, or three hex groups and `x`. Anything longer is refused.
     pub fn parse(text: &str) -> Option<Self> {
         if text == "x" {
-            return Some(Self(text.to_owned()));
+            return ShortText::from_text(text).map(Self);
         }
         let (parts, separator) = if let Some(head) = text.strip_suffix(".x") {
             (head, '.')
@@ -75,18 +81,35 @@ impl Network {
                 '.' => group.parse::<u8>().is_ok(),
                 _ => u16::from_str_radix(group, 16).is_ok() && *group == group.to_ascii_lowercase(),
             });
-        valid.then(|| Self(text.to_owned()))
+        valid
+            .then(|| ShortText::from_text(text).map(Self))
+            .flatten()
     }
 
     /// The network as written in a row.
     pub fn as_str(&self) -> &str {
-        &self.0
+        self.0.as_str()
     }
 }
 
 impl std::fmt::Display for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Network {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Network {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        Self::parse(&text).ok_or_else(|| {
+            serde::de::Error::custom("a network is `x`, or an address's first three parts and `x`")
+        })
     }
 }
 

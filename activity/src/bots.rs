@@ -10,7 +10,11 @@
 //! (`Mozilla/5.0 (compatible; Attracta)`). Real browsers, old phones
 //! included, have neither shape.
 
+use std::sync::Arc;
+
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+
+use crate::verdicts::{Verdict, Verdicts};
 
 const DEFAULT_WORDS: &str = include_str!("bots.txt");
 
@@ -43,12 +47,14 @@ pub enum BotSign<'a> {
     Shape(&'static str),
 }
 
-/// A compiled set of bot words.
+/// A compiled set of bot words, with the decisions already made (shared
+/// by clones: they are decisions of the same words).
 #[derive(Clone, Debug)]
 pub struct BotPatterns {
     words: Vec<String>,
     automaton: AhoCorasick,
     exceptions: AhoCorasick,
+    verdicts: Arc<Verdicts>,
 }
 
 impl BotPatterns {
@@ -73,20 +79,35 @@ impl BotPatterns {
             words,
             automaton,
             exceptions,
+            verdicts: Arc::new(Verdicts::new()),
         })
     }
 
     /// What shows `agent` is a bot, if anything: a bot word (the leftmost,
-    /// longest first), else a shape no browser has.
+    /// longest first), else a shape no browser has. Decided once per agent
+    /// and kept (a bounded set, keyed by a hash of the agent).
     pub fn find(&self, agent: &str) -> Option<BotSign<'_>> {
-        if let Some(word) = self.find_word(agent) {
-            return Some(BotSign::Word(word));
+        let verdict = self.verdicts.get_or(agent, || {
+            if let Some(index) = self.word_index(agent) {
+                return Verdict::Word(index);
+            }
+            shape_of(agent).map_or(Verdict::None, Verdict::Shape)
+        });
+        match verdict {
+            Verdict::None => None,
+            Verdict::Word(index) => Some(BotSign::Word(self.words[index].as_str())),
+            Verdict::Shape(shape) => Some(BotSign::Shape(shape)),
         }
-        shape_of(agent).map(BotSign::Shape)
     }
 
     /// The bot word `agent` contains, if any (the leftmost, longest first).
     pub fn find_word(&self, agent: &str) -> Option<&str> {
+        self.word_index(agent)
+            .map(|index| self.words[index].as_str())
+    }
+
+    /// The index of [`find_word`](Self::find_word)'s word in the list.
+    fn word_index(&self, agent: &str) -> Option<usize> {
         let mut found = self.automaton.find_iter(agent).peekable();
         found.peek()?;
         let exceptions: Vec<_> = self.exceptions.find_iter(agent).collect();
@@ -96,7 +117,7 @@ impl BotPatterns {
                     .iter()
                     .any(|ex| ex.start() <= hit.start() && hit.end() <= ex.end())
             })
-            .map(|hit| self.words[hit.pattern().as_usize()].as_str())
+            .map(|hit| hit.pattern().as_usize())
     }
 
     /// The words this set matches.
@@ -186,6 +207,28 @@ mod tests {
         ] {
             assert_eq!(bots.find(agent), None, "{agent}");
         }
+    }
+
+    #[test]
+    fn a_kept_decision_is_the_one_made_fresh() {
+        let bots = patterns();
+        let unkept = patterns();
+        for agent in [
+            "curl/8.5.0",
+            "Viber",
+            "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
+            "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+        ] {
+            // Asked of patterns that have kept nothing yet.
+            let fresh = unkept.find(agent);
+            assert_eq!(bots.find(agent), fresh, "{agent}");
+            assert_eq!(bots.find(agent), fresh, "{agent}, kept");
+        }
+        // Other words are other patterns, with decisions of their own.
+        let other = BotPatterns::new(vec!["firefox".into()]).expect("compiles");
+        let firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+        assert_eq!(bots.find(firefox), None);
+        assert_eq!(other.find(firefox), Some(BotSign::Word("firefox")));
     }
 
     #[test]

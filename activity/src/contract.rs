@@ -289,6 +289,7 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
 
     summaries_contract(store, today, old_day).await;
     ledger_contract(store).await;
+    notes_contract(store).await;
 }
 
 /// The import ledger keeps the last word per log, apart from other logs.
@@ -320,6 +321,35 @@ async fn ledger_contract(store: &dyn ActivityStore) {
         .await
         .unwrap_or_else(|e| panic!("reads the ledger: {e}"));
     assert_eq!(b, Some(entry("b", 7)));
+}
+
+/// A note is kept whole, the last word wins, and one name's note is not another's.
+async fn notes_contract(store: &dyn ActivityStore) {
+    let read = |name: &'static str| async move {
+        store
+            .note(name)
+            .await
+            .unwrap_or_else(|e| panic!("reads a note: {e}"))
+    };
+    assert_eq!(read("summaries").await, None, "no note yet");
+    // Big enough to be more than a page, with text that needs quoting in SQL.
+    let long = "it's \"kept\"; ".repeat(20_000);
+    for (name, body) in [
+        ("summaries", "first"),
+        ("summaries", long.as_str()),
+        ("other", ""),
+    ] {
+        store
+            .keep_note(name, body)
+            .await
+            .unwrap_or_else(|e| panic!("keeps a note: {e}"));
+    }
+    assert_eq!(
+        read("summaries").await.as_deref(),
+        Some(long.as_str()),
+        "the last word, whole"
+    );
+    assert_eq!(read("other").await.as_deref(), Some(""));
 }
 
 /// The store's own day summaries and day totals equal what its rows say

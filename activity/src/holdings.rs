@@ -11,10 +11,13 @@ use crate::sample;
 use crate::store::ActivityStore;
 use crate::summary::{DaySummary, midnight};
 
-/// Migration 0005 (both stores) undone: the schema the previous release
-/// wrote, before the kinds' columns were named `bots` and `self_reads`. A
-/// test puts a filled store back to it and opens it again.
-pub const BEFORE_0005: [&str; 3] = [
+/// Migrations 0006 and 0005 (both stores) undone: the schema before the
+/// kinds' columns were named `bots` and `self_reads` and before a reader's
+/// notes were kept. A test puts a filled store back to it and opens it again.
+pub const BEFORE_0005: [&str; 5] = [
+    // 0006 undone first: the notes a reader keeps.
+    "DROP TABLE notes",
+    "DELETE FROM _sqlx_migrations WHERE version = 6",
     "ALTER TABLE day_kinds RENAME COLUMN bots TO scanners",
     "ALTER TABLE day_kinds RENAME COLUMN self_reads TO own_reads",
     "DELETE FROM _sqlx_migrations WHERE version = 5",

@@ -20,6 +20,7 @@
 //! - [`source`] — referrers, tags and their groups;
 //! - [`rules`] — every list, with its defaults; [`bots`] — the bot words;
 //!   [`bot_class`] — which kind of bot; [`evidence`] — a browser's signs;
+//!   `verdicts` — the bot decisions already made, by agent;
 //! - [`rows`] — the rows a store keeps; [`report`] — what the dashboard draws;
 //!   [`kind_sql`] — the visitor-day kind rule as the SQL text both stores
 //!   run (text only: this crate talks to no database).
@@ -51,10 +52,12 @@ pub mod rows;
 pub mod rules;
 #[cfg(any(test, feature = "testing"))]
 pub mod sample;
+mod short_text;
 pub mod source;
 pub mod store;
 pub mod summary;
 pub mod token;
+mod verdicts;
 
 pub use classify::{Counted, Kind, KindReason, RequestView, Skip};
 pub use hit::{Counter, Decision, Hit, StoreName, TokenKeys};

@@ -198,6 +198,21 @@ pub trait ActivityStore: Send + Sync {
         Err(StoreError::Unsupported("keep an import ledger"))
     }
 
+    /// The note a reader kept under `name` ([`keep_note`](Self::keep_note)),
+    /// if there is one.
+    async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
+        let _ = name;
+        Err(StoreError::Unsupported("keep a reader's notes"))
+    }
+
+    /// Keeps `body` under `name`, replacing what was kept: what a reader
+    /// worked out and would rather not work out again after a restart
+    /// (the Admin tab's day summaries). Never a visitor's row.
+    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
+        let _ = (name, body);
+        Err(StoreError::Unsupported("keep a reader's notes"))
+    }
+
     /// What keeping activity has cost so far.
     fn cost(&self) -> Cost;
 
@@ -308,6 +323,7 @@ pub struct MemoryStore {
     expired_classes: Mutex<BTreeMap<(NaiveDate, BotClass), BotCount>>,
     marks: Mutex<BTreeMap<NaiveDate, u64>>,
     imports: Mutex<BTreeMap<String, Imported>>,
+    notes: Mutex<BTreeMap<String, String>>,
     meter: CostMeter,
     failing: Mutex<Option<String>>,
 }
@@ -318,6 +334,7 @@ impl MemoryStore {
         Self {
             name,
             imports: Mutex::default(),
+            notes: Mutex::default(),
             retention,
             kept: Mutex::new(Batch::default()),
             expired: Mutex::new(BTreeMap::new()),
@@ -455,6 +472,23 @@ impl ActivityStore for MemoryStore {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(imported.log.clone(), imported.clone());
+        Ok(())
+    }
+
+    async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .notes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(name)
+            .cloned())
+    }
+
+    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
+        self.notes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(name.to_owned(), body.to_owned());
         Ok(())
     }
 

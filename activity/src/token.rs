@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use crate::address::canonical;
+use crate::short_text::ShortText;
 
 /// The site's secret key. Its `Debug` output never shows the bytes.
 ///
@@ -54,10 +55,10 @@ impl std::fmt::Debug for VisitorKey {
     }
 }
 
-/// A visitor's token for one day: 32 lowercase hex characters.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct VisitorToken(String);
+/// A visitor's token for one day: 32 lowercase hex characters (kept
+/// inline: made on every counted request).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VisitorToken(ShortText<32>);
 
 impl VisitorToken {
     /// Reads a token back from where it was kept: 32 lowercase hex characters.
@@ -66,18 +67,35 @@ impl VisitorToken {
             && text
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-        valid.then(|| Self(text.to_owned()))
+        valid
+            .then(|| ShortText::from_text(text).map(Self))
+            .flatten()
     }
 
     /// The token's text.
     pub fn as_str(&self) -> &str {
-        &self.0
+        self.0.as_str()
     }
 }
 
 impl std::fmt::Display for VisitorToken {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for VisitorToken {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for VisitorToken {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        Self::parse(&text).ok_or_else(|| {
+            serde::de::Error::custom("a visitor token is 32 lowercase hex characters")
+        })
     }
 }
 
@@ -129,11 +147,12 @@ pub fn visitor_token(key: &VisitorKey, day: NaiveDate, ip: Option<IpAddr>) -> Vi
     let _ = write_token_address(&mut feed, ip);
     let digest = mac.finalize().into_bytes();
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let hex: String = digest[..16]
-        .iter()
-        .flat_map(|byte| [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0x0f)]])
-        .map(char::from)
-        .collect();
+    let mut hex = ShortText::new();
+    for byte in &digest[..16] {
+        let pair = [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0x0f)]];
+        // Two hex digits: ASCII, and 16 pairs fill the 32 bytes exactly.
+        let _ = hex.write_str(std::str::from_utf8(&pair).unwrap_or_default());
+    }
     VisitorToken(hex)
 }
 

@@ -4,11 +4,15 @@
 //! most [`FRESH_WAIT`]: a day summed before is shown as it was if summing
 //! takes longer (never more than one refresh behind); a day never summed is
 //! waited for.
+//!
+//! The summaries are also kept in the first store (a note: `keep_note`),
+//! at most every [`SAVE_EVERY`]: the first read after a restart takes them
+//! from there and sums again only the days that changed since.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use activity::report::FunnelStep;
 use activity::store::{ActivityStore, StoreError};
@@ -17,10 +21,14 @@ use chrono::{Days, NaiveDate};
 
 use crate::marks::{Mark, Marks};
 use crate::merge;
+use crate::note::{self, NoteDay};
 
 /// How long a read waits for changed days to be summed again before it
 /// shows what was kept (the sum then lands for the next read).
 pub const FRESH_WAIT: Duration = Duration::from_millis(50);
+
+/// How often the summaries are written to the store, at most.
+pub const SAVE_EVERY: Duration = Duration::from_secs(60);
 
 /// How far back kept summaries are worth keeping: the longest range and
 /// the period before it.
@@ -41,6 +49,10 @@ type Stale = Vec<(NaiveDate, Vec<Option<Mark>>)>;
 pub struct SummaryCache {
     days: Mutex<HashMap<NaiveDate, Kept>>,
     refreshing: AtomicBool,
+    /// Set once the store's note has been read (or found missing).
+    loaded: tokio::sync::OnceCell<()>,
+    /// When the summaries were last written to the store.
+    saved: Mutex<Option<Instant>>,
 }
 
 impl SummaryCache {
@@ -54,6 +66,18 @@ impl SummaryCache {
         last: NaiveDate,
         steps: &[FunnelStep],
     ) -> Result<Vec<Arc<DaySummary>>, StoreError> {
+        self.loaded
+            .get_or_init(|| async {
+                let days = note::load(stores, steps).await;
+                let mut kept = self.lock();
+                for day in days {
+                    kept.entry(day.day).or_insert(Kept {
+                        marks: day.marks,
+                        summary: day.summary,
+                    });
+                }
+            })
+            .await;
         let wanted: Stale = first
             .iter_days()
             .take_while(|day| *day <= last)
@@ -70,15 +94,16 @@ impl SummaryCache {
             (stale, unseen)
         };
         if !stale.is_empty() {
-            let stores = marks.readable(stores);
+            let readable = marks.readable(stores);
             if unseen {
-                self.refresh(&stores, stale, steps).await?;
+                self.refresh(stores, &readable, stale, steps).await?;
             } else if !self.refreshing.swap(true, Ordering::AcqRel) {
                 let cache = Arc::clone(self);
                 let steps = steps.to_vec();
+                let all = stores.to_vec();
                 let task = tokio::spawn(async move {
                     let _done = Refreshing(&cache.refreshing);
-                    cache.refresh(&stores, stale, &steps).await
+                    cache.refresh(&all, &readable, stale, &steps).await
                 });
                 match tokio::time::timeout(FRESH_WAIT, task).await {
                     Ok(Ok(result)) => result?,
@@ -99,10 +124,14 @@ impl SummaryCache {
             .collect())
     }
 
-    /// Sums the `stale` days again and keeps them with their marks.
+    /// Sums the `stale` days again over the `readable` stores and keeps
+    /// them with their marks; if a save is due, writes every kept day to
+    /// the first of `all` before the new days are shown (so that what a
+    /// reader saw is what a restart finds).
     async fn refresh(
         &self,
-        stores: &[Arc<dyn ActivityStore>],
+        all: &[Arc<dyn ActivityStore>],
+        readable: &[Arc<dyn ActivityStore>],
         stale: Stale,
         steps: &[FunnelStep],
     ) -> Result<(), StoreError> {
@@ -110,26 +139,58 @@ impl SummaryCache {
             return Ok(());
         };
         let (from, to) = (*from, *to);
-        let fresh = merge::day_summaries(stores, from, to, steps).await?;
+        let fresh = merge::day_summaries(readable, from, to, steps).await?;
         let mut fresh: HashMap<NaiveDate, DaySummary> =
             fresh.into_iter().map(|s| (s.day, s)).collect();
-        let mut kept = self.lock();
-        for (day, marks) in stale {
-            let summary = fresh
-                .remove(&day)
-                .unwrap_or_else(|| DaySummary::empty(day, steps.len()));
-            kept.insert(
-                day,
-                Kept {
-                    marks,
-                    summary: Arc::new(summary),
-                },
-            );
+        let summed: Vec<(NaiveDate, Kept)> = stale
+            .into_iter()
+            .map(|(day, marks)| {
+                let summary = fresh
+                    .remove(&day)
+                    .unwrap_or_else(|| DaySummary::empty(day, steps.len()));
+                let summary = Arc::new(summary);
+                (day, Kept { marks, summary })
+            })
+            .collect();
+        let oldest = to.checked_sub_days(Days::new(KEEP_DAYS));
+        if self.save_due() {
+            let note_day = |day: &NaiveDate, kept: &Kept| NoteDay {
+                day: *day,
+                marks: kept.marks.clone(),
+                summary: Arc::clone(&kept.summary),
+            };
+            let days: Vec<NoteDay> = {
+                let kept = self.lock();
+                let mut days: BTreeMap<NaiveDate, NoteDay> = kept
+                    .iter()
+                    .map(|(day, kept)| (*day, note_day(day, kept)))
+                    .collect();
+                days.extend(summed.iter().map(|(day, kept)| (*day, note_day(day, kept))));
+                days.retain(|day, _| oldest.is_none_or(|oldest| *day >= oldest));
+                days.into_values().collect()
+            };
+            note::save(all, steps, days).await;
         }
-        if let Some(oldest) = to.checked_sub_days(Days::new(KEEP_DAYS)) {
+        let mut kept = self.lock();
+        kept.extend(summed);
+        if let Some(oldest) = oldest {
             kept.retain(|day, _| *day >= oldest);
         }
         Ok(())
+    }
+
+    /// Whether the summaries should be written to the store now (not
+    /// within [`SAVE_EVERY`] of the last time); if so, notes the time.
+    fn save_due(&self) -> bool {
+        let mut saved = self
+            .saved
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if saved.is_some_and(|at| at.elapsed() < SAVE_EVERY) {
+            return false;
+        }
+        *saved = Some(Instant::now());
+        true
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<NaiveDate, Kept>> {

@@ -23,6 +23,7 @@ pub mod cache;
 pub mod export;
 mod marks;
 mod merge;
+mod note;
 mod range;
 
 use std::io::Write;

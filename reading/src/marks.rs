@@ -12,7 +12,7 @@ use activity::store::{ActivityStore, StoreError};
 use chrono::NaiveDate;
 
 /// What one store says about one day.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Mark {
     /// Its requests.
     requests: u64,

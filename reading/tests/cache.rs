@@ -44,6 +44,18 @@ async fn read(
     (summaries, stores[0].cost().operations - before)
 }
 
+/// Waits until the summaries have been written to `store` as its note,
+/// and returns it.
+async fn saved(store: &Arc<dyn ActivityStore>) -> String {
+    for _ in 0..100 {
+        if let Some(note) = store.note("day-summaries").await.expect("reads notes") {
+            return note;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the summaries were never kept in the store");
+}
+
 /// A store that takes 300 ms to sum days (a big one), in memory.
 struct Slow(activity::store::MemoryStore);
 
@@ -208,7 +220,11 @@ async fn a_day_is_read_again_only_when_its_figures_change() {
 
     let (cold, operations) = read(&cache, &stores, today).await;
     assert_eq!(cold.len(), 3);
-    assert_eq!(operations, 4, "three marks and one summary read");
+    assert_eq!(
+        operations, 6,
+        "three marks, the kept note (none yet), one summary read, the note kept"
+    );
+    saved(&stores[0]).await;
     let (warm, operations) = read(&cache, &stores, today).await;
     assert_eq!(warm, cold);
     assert_eq!(operations, 3, "only the marks: nothing changed");
@@ -243,4 +259,87 @@ async fn a_day_is_read_again_only_when_its_figures_change() {
         .map(|(now, _)| now.day)
         .collect();
     assert_eq!(changed, vec![past]);
+}
+
+/// After a restart (the file opened again, a new cache), the first read
+/// takes the summaries kept in the store and sums no day; a day changed
+/// since is summed again; a note made for another funnel, or one that
+/// cannot be read, is not used.
+#[tokio::test]
+async fn the_summaries_outlive_a_restart() {
+    let folder = tempfile::tempdir().expect("a folder");
+    let today = Utc::now().date_naive();
+    let cold = {
+        let stores = vec![sqlite(&folder).await];
+        let name = stores[0].name().clone();
+        for back in 1..=3 {
+            let day = today - Days::new(back);
+            let rows = activity::sample::day_rows(&name, day, 40, back);
+            stores[0].record(&rows).await.expect("kept");
+        }
+        let cache = Arc::new(SummaryCache::default());
+        let (cold, _) = read(&cache, &stores, today).await;
+        saved(&stores[0]).await;
+        stores[0].close().await;
+        cold
+    };
+
+    let stores = vec![sqlite(&folder).await];
+    let cache = Arc::new(SummaryCache::default());
+    let (first, operations) = read(&cache, &stores, today).await;
+    assert_eq!(first, cold, "the kept summaries");
+    assert_eq!(operations, 4, "three marks and the note: no day summed");
+
+    // A day that changed while whocomes was stopped is summed again.
+    let past = today - Days::new(2);
+    let more = activity::sample::day_rows(stores[0].name(), past, 10, 99);
+    stores[0].record(&more).await.expect("kept");
+    let reference = activity::store::read_and_summarize(
+        stores[0].as_ref(),
+        today - Days::new(4),
+        today,
+        &default_funnel(),
+    )
+    .await
+    .expect("reads rows");
+    let restarted = Arc::new(SummaryCache::default());
+    let mut fresh = Vec::new();
+    for _ in 0..50 {
+        fresh = read(&restarted, &stores, today).await.0;
+        if fresh == reference {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(fresh, reference, "the changed day summed again");
+
+    // Another funnel: the note does not count its steps, so days are summed.
+    let mut steps = default_funnel();
+    steps.truncate(2);
+    let other = Arc::new(SummaryCache::default());
+    let marks = Marks::read(&stores, today - Days::new(4)).await;
+    let before = stores[0].cost().operations;
+    let summaries = other
+        .summaries(&stores, &marks, today - Days::new(4), today, &steps)
+        .await
+        .expect("reads");
+    assert_eq!(summaries.len(), 3);
+    assert!(summaries.iter().all(|s| s.steps.len() == 2));
+    assert_eq!(
+        stores[0].cost().operations - before,
+        3,
+        "the note, the days summed, the note kept for this funnel"
+    );
+
+    // A note that cannot be read is as none: the days are summed again.
+    stores[0]
+        .keep_note("day-summaries", "{not json")
+        .await
+        .expect("kept");
+    let (again, operations) = read(&Arc::new(SummaryCache::default()), &stores, today).await;
+    assert_eq!(again, reference);
+    assert_eq!(
+        operations, 6,
+        "three marks, the note, one summary read, the note kept"
+    );
 }

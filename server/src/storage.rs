@@ -60,8 +60,9 @@ pub struct RecorderArgs {
     #[arg(long, env = "WHOCOMES_FLUSH_MS", default_value_t = 1_000)]
     pub flush_ms: u64,
 
-    /// Write as soon as this many hits are queued.
-    #[arg(long, env = "WHOCOMES_FLUSH_HITS", default_value_t = 1_000)]
+    /// Write as soon as this many hits are queued (sooner means smaller
+    /// batches: more rows written per hit on a busy site).
+    #[arg(long, env = "WHOCOMES_FLUSH_HITS", default_value_t = 16_384)]
     pub flush_hits: usize,
 
     /// The most queued hits one write takes when the store falls behind

@@ -244,6 +244,33 @@ impl ActivityStore for PostgresStore {
         self.metered(started, result)
     }
 
+    async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
+        let started = Instant::now();
+        let result = sqlx::query_scalar("SELECT body FROM notes WHERE store = $1 AND name = $2")
+            .bind(self.name.as_str())
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(failed);
+        self.metered(started, result)
+    }
+
+    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
+        let started = Instant::now();
+        let result = sqlx::query(
+            "INSERT INTO notes (store, name, body) VALUES ($1, $2, $3) \
+             ON CONFLICT (store, name) DO UPDATE SET body = excluded.body",
+        )
+        .bind(self.name.as_str())
+        .bind(name)
+        .bind(body)
+        .execute(&self.pool)
+        .await
+        .map(|_| ())
+        .map_err(failed);
+        self.metered(started, result)
+    }
+
     fn cost(&self) -> Cost {
         self.meter.snapshot()
     }

@@ -8,6 +8,7 @@
 // Every public item of a library a stranger depends on says what it is.
 #![warn(missing_docs)]
 
+mod chunks;
 mod read;
 mod rule;
 mod summary;
@@ -254,6 +255,33 @@ impl ActivityStore for SqliteStore {
         .bind(&imported.log)
         .bind(i64::try_from(imported.bytes).unwrap_or(i64::MAX))
         .bind(&imported.digest)
+        .execute(&self.pool)
+        .await
+        .map(|_| ())
+        .map_err(failed);
+        self.metered(started, result)
+    }
+
+    async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
+        let started = Instant::now();
+        let result = sqlx::query_scalar("SELECT body FROM notes WHERE store = ?1 AND name = ?2")
+            .bind(self.name.as_str())
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(failed);
+        self.metered(started, result)
+    }
+
+    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
+        let started = Instant::now();
+        let result = sqlx::query(
+            "INSERT INTO notes (store, name, body) VALUES (?1, ?2, ?3) \
+             ON CONFLICT (store, name) DO UPDATE SET body = excluded.body",
+        )
+        .bind(self.name.as_str())
+        .bind(name)
+        .bind(body)
         .execute(&self.pool)
         .await
         .map(|_| ())

@@ -1,13 +1,16 @@
-//! Writing: a batch as multi-row upserts in one transaction (one statement
-//! per table), and retention.
+//! Writing: a batch as upserts in one transaction, every row a statement's
+//! bound parameters ([`chunks`](crate::chunks)); and retention.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use activity::StoreName;
 use activity::rows::Batch;
 use activity::store::{Retention, StoreError};
-use chrono::{DateTime, Utc};
-use serde_json::json;
+use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::SqlitePool;
 
+use crate::chunks::{Bound, Chunked};
 use crate::failed;
 use crate::rule;
 use activity::kind_sql;
@@ -17,172 +20,201 @@ pub(crate) fn int(count: u64) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
 }
 
-/// One statement per table, whatever the batch's size: the rows travel as
-/// one JSON array bound to `?1` and are unpacked by SQLite's `json_each`, so
-/// the statement text never changes and is prepared once per connection.
+/// Writes a batch in one transaction: the hourly rows and their days'
+/// totals, the visitor-days with their paths and sources, then the files'
+/// marks (after the visitor rows, so that a mark finds a row of this batch
+/// too) and the bots' days.
 pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), StoreError> {
-    let hours: Vec<_> = batch
-        .hours
-        .iter()
-        .map(|row| {
-            json!([
-                row.store.as_str(),
-                row.hour.timestamp(),
-                row.path,
-                int(row.requests),
-                int(row.bots),
-                int(row.self_reads)
-            ])
-        })
-        .collect();
-    let visitors: Vec<_> = batch
-        .visitors
-        .iter()
-        .map(|row| {
-            json!([
-                row.store.as_str(),
-                row.day.to_string(),
-                row.visitor.as_str(),
-                row.network.as_str(),
-                row.first_seen.timestamp_millis(),
-                row.last_seen.timestamp_millis(),
-                int(row.requests),
-                int(row.bots),
-                int(row.self_reads),
-                row.evidence.0,
-                row.bot_classes.0
-            ])
-        })
-        .collect();
-    let marks: Vec<_> = batch
-        .marks
-        .iter()
-        .map(|mark| {
-            json!([
-                mark.store.as_str(),
-                mark.day.to_string(),
-                mark.visitor.as_str()
-            ])
-        })
-        .collect();
-    let bot_days: Vec<_> = batch
-        .bot_days
-        .iter()
-        .map(|row| {
-            json!([
-                row.store.as_str(),
-                row.day.to_string(),
-                row.class.as_str(),
-                int(row.requests)
-            ])
-        })
-        .collect();
+    // What the batch adds to each day's totals: its requests, and its marks.
+    let mut requests: BTreeMap<(&str, NaiveDate), u64> = BTreeMap::new();
+    for row in &batch.hours {
+        *requests
+            .entry((row.store.as_str(), row.hour.date_naive()))
+            .or_default() += row.requests;
+    }
+    let mut marks: BTreeMap<(&str, NaiveDate), u64> = BTreeMap::new();
+    for mark in &batch.marks {
+        *marks.entry((mark.store.as_str(), mark.day)).or_default() += 1;
+    }
+    let requests: Vec<_> = requests.into_iter().collect();
+    let marks_per_day: Vec<_> = marks.into_iter().collect();
     let paths: Vec<_> = batch
         .visitors
         .iter()
-        .flat_map(|row| {
-            row.top_paths.iter().map(move |path| {
-                json!([
-                    row.store.as_str(),
-                    row.day.to_string(),
-                    row.visitor.as_str(),
-                    path.path,
-                    int(path.requests)
-                ])
-            })
-        })
+        .flat_map(|row| row.top_paths.iter().map(move |path| (row, path)))
         .collect();
     let sources: Vec<_> = batch
         .visitors
         .iter()
         .flat_map(|row| {
-            row.sources.iter().map(move |source| {
-                json!([
-                    row.store.as_str(),
-                    row.day.to_string(),
-                    row.visitor.as_str(),
-                    source.source.to_string(),
-                    int(source.page_loads)
-                ])
-            })
+            row.sources
+                .iter()
+                .map(move |source| (row, source.source.to_string(), source.page_loads))
         })
         .collect();
 
     let mut tx = pool.begin().await.map_err(failed)?;
-    for (sql, rows) in [
-        (UPSERT_DAY_TOTALS, hours.clone()),
-        (UPSERT_HOURS, hours),
-        (UPSERT_VISITORS, visitors),
-        (UPSERT_PATHS, paths),
-        (UPSERT_SOURCES, sources),
-        // After the visitor rows, so that a mark finds a row of this batch too.
-        (MARK_FILES, marks.clone()),
-        (COUNT_MARKS, marks),
-        (UPSERT_BOT_DAYS, bot_days),
-    ] {
-        if rows.is_empty() {
-            continue;
-        }
-        let rows = serde_json::Value::Array(rows).to_string();
-        sqlx::query(sql)
-            .bind(rows)
-            .execute(&mut *tx)
-            .await
-            .map_err(failed)?;
-    }
+    HOURS
+        .run(&mut tx, &batch.hours, |q, row| {
+            q.bind(row.store.as_str())
+                .bind(row.hour.timestamp())
+                .bind(row.path.as_str())
+                .bind(int(row.requests))
+                .bind(int(row.bots))
+                .bind(int(row.self_reads))
+        })
+        .await?;
+    DAY_TOTALS.run(&mut tx, &requests, day_count).await?;
+    VISITORS
+        .run(&mut tx, &batch.visitors, |q, row| {
+            q.bind(row.store.as_str())
+                .bind(row.day.to_string())
+                .bind(row.visitor.as_str())
+                .bind(row.network.as_str())
+                .bind(row.first_seen.timestamp_millis())
+                .bind(row.last_seen.timestamp_millis())
+                .bind(int(row.requests))
+                .bind(int(row.bots))
+                .bind(int(row.self_reads))
+                .bind(i64::from(row.evidence.0))
+                .bind(i64::from(row.bot_classes.0))
+        })
+        .await?;
+    PATHS
+        .run(&mut tx, &paths, |q, (row, path)| {
+            q.bind(row.store.as_str())
+                .bind(row.day.to_string())
+                .bind(row.visitor.as_str())
+                .bind(path.path.as_str())
+                .bind(int(path.requests))
+        })
+        .await?;
+    SOURCES
+        .run(&mut tx, &sources, |q, (row, source, page_loads)| {
+            q.bind(row.store.as_str())
+                .bind(row.day.to_string())
+                .bind(row.visitor.as_str())
+                .bind(source.as_str())
+                .bind(int(*page_loads))
+        })
+        .await?;
+    MARK_FILES
+        .run(&mut tx, &batch.marks, |q, mark| {
+            q.bind(mark.store.as_str())
+                .bind(mark.day.to_string())
+                .bind(mark.visitor.as_str())
+        })
+        .await?;
+    COUNT_MARKS.run(&mut tx, &marks_per_day, day_count).await?;
+    BOT_DAYS
+        .run(&mut tx, &batch.bot_days, |q, row| {
+            q.bind(row.store.as_str())
+                .bind(row.day.to_string())
+                .bind(row.class.as_str())
+                .bind(int(row.requests))
+        })
+        .await?;
     tx.commit().await.map_err(failed)
 }
 
-// `WHERE true` keeps SQLite from reading ON CONFLICT as a join's ON.
-const UPSERT_HOURS: &str = "INSERT INTO hours (store, hour, path, requests, bots, self_reads) \
-     SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5 FROM json_each(?1) WHERE true \
-     ON CONFLICT (store, hour, path) DO UPDATE SET \
-     requests = requests + excluded.requests, \
-     bots = bots + excluded.bots, \
-     self_reads = self_reads + excluded.self_reads";
+/// Binds a day's count: its store, the day, the count.
+fn day_count<'q, 'a: 'q>(
+    query: Bound<'q>,
+    ((store, day), count): &'q ((&'a str, NaiveDate), u64),
+) -> Bound<'q> {
+    query.bind(*store).bind(day.to_string()).bind(int(*count))
+}
 
-/// A batch's hourly rows summed per day, from the same JSON as the hours.
-const UPSERT_DAY_TOTALS: &str = "INSERT INTO day_totals (store, day, requests) \
-     SELECT value->>0, date(value->>1, 'unixepoch'), SUM(value->>3) FROM json_each(?1) \
-     GROUP BY 1, 2 \
-     ON CONFLICT (store, day) DO UPDATE SET requests = requests + excluded.requests";
+// Each statement reads its rows from `VALUES` as `column1`, `column2`, …;
+// `WHERE column1 IS NOT NULL` skips the padding (and keeps SQLite from
+// reading ON CONFLICT as a join's ON).
+static HOURS: LazyLock<Chunked> = LazyLock::new(|| {
+    Chunked::new(
+        "INSERT INTO hours (store, hour, path, requests, bots, self_reads) \
+         SELECT * FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
+         ON CONFLICT (store, hour, path) DO UPDATE SET \
+         requests = requests + excluded.requests, \
+         bots = bots + excluded.bots, \
+         self_reads = self_reads + excluded.self_reads",
+        6,
+    )
+});
 
-const UPSERT_VISITORS: &str = "INSERT INTO visitor_days \
-     (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads, evidence, bot_classes) \
-     SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, \
-            value->>9, value->>10 \
-     FROM json_each(?1) WHERE true \
-     ON CONFLICT (store, day, visitor) DO UPDATE SET \
-     network = CASE WHEN excluded.last_seen >= last_seen THEN excluded.network ELSE network END, \
-     first_seen = MIN(first_seen, excluded.first_seen), \
-     last_seen = MAX(last_seen, excluded.last_seen), \
-     requests = requests + excluded.requests, \
-     bots = bots + excluded.bots, \
-     self_reads = self_reads + excluded.self_reads, \
-     evidence = evidence | excluded.evidence, \
-     bot_classes = bot_classes | excluded.bot_classes";
+/// The batch's requests per day (summed from its hourly rows).
+static DAY_TOTALS: LazyLock<Chunked> = LazyLock::new(|| {
+    Chunked::new(
+        "INSERT INTO day_totals (store, day, requests) \
+         SELECT * FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
+         ON CONFLICT (store, day) DO UPDATE SET requests = requests + excluded.requests",
+        3,
+    )
+});
+
+static VISITORS: LazyLock<Chunked> = LazyLock::new(|| {
+    Chunked::new(
+        "INSERT INTO visitor_days \
+         (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads, evidence, bot_classes) \
+         SELECT * FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
+         ON CONFLICT (store, day, visitor) DO UPDATE SET \
+         network = CASE WHEN excluded.last_seen >= last_seen THEN excluded.network ELSE network END, \
+         first_seen = MIN(first_seen, excluded.first_seen), \
+         last_seen = MAX(last_seen, excluded.last_seen), \
+         requests = requests + excluded.requests, \
+         bots = bots + excluded.bots, \
+         self_reads = self_reads + excluded.self_reads, \
+         evidence = evidence | excluded.evidence, \
+         bot_classes = bot_classes | excluded.bot_classes",
+        11,
+    )
+});
 
 /// A browser's evidence on visitor-days already kept (a file fetched after
-/// the page's hit was written); a mark without a row marks nothing.
-const MARK_FILES: &str = "UPDATE visitor_days SET evidence = evidence | 1 \
-     WHERE (store, day, visitor) IN (SELECT value->>0, value->>1, value->>2 FROM json_each(?1))";
+/// the page's hit was written); a mark without a row marks nothing, and
+/// a padding row of NULLs matches none.
+static MARK_FILES: LazyLock<Chunked> = LazyLock::new(|| {
+    Chunked::new(
+        "UPDATE visitor_days SET evidence = evidence | 1 \
+         WHERE (store, day, visitor) IN (VALUES {rows})",
+        3,
+    )
+});
 
 /// The batch's marks per day, so a kept day summary knows it changed.
-const COUNT_MARKS: &str = "INSERT INTO day_totals (store, day, requests, marks) \
-     SELECT value->>0, value->>1, 0, COUNT(*) FROM json_each(?1) GROUP BY 1, 2 \
-     ON CONFLICT (store, day) DO UPDATE SET marks = marks + excluded.marks";
+static COUNT_MARKS: LazyLock<Chunked> = LazyLock::new(|| {
+    Chunked::new(
+        "INSERT INTO day_totals (store, day, requests, marks) \
+         SELECT column1, column2, 0, column3 FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
+         ON CONFLICT (store, day) DO UPDATE SET marks = marks + excluded.marks",
+        3,
+    )
+});
 
-const UPSERT_BOT_DAYS: &str = "INSERT INTO day_bots (store, day, class, requests, visitor_days) \
-     SELECT value->>0, value->>1, value->>2, value->>3, 0 FROM json_each(?1) WHERE true \
-     ON CONFLICT (store, day, class) DO UPDATE SET requests = requests + excluded.requests";
+static BOT_DAYS: LazyLock<Chunked> = LazyLock::new(|| {
+    Chunked::new(
+        "INSERT INTO day_bots (store, day, class, requests, visitor_days) \
+         SELECT column1, column2, column3, column4, 0 FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
+         ON CONFLICT (store, day, class) DO UPDATE SET requests = requests + excluded.requests",
+        4,
+    )
+});
 
-const UPSERT_PATHS: &str = "INSERT INTO visitor_paths (store, day, visitor, path, requests) \
-     SELECT value->>0, value->>1, value->>2, value->>3, value->>4 FROM json_each(?1) WHERE true \
-     ON CONFLICT (store, day, visitor, path) DO UPDATE SET requests = requests + excluded.requests";
+static PATHS: LazyLock<Chunked> = LazyLock::new(|| {
+    Chunked::new(
+        "INSERT INTO visitor_paths (store, day, visitor, path, requests) \
+         SELECT * FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
+         ON CONFLICT (store, day, visitor, path) DO UPDATE SET requests = requests + excluded.requests",
+        5,
+    )
+});
 
-const UPSERT_SOURCES: &str = "INSERT INTO visitor_sources (store, day, visitor, source, page_loads) \
-     SELECT value->>0, value->>1, value->>2, value->>3, value->>4 FROM json_each(?1) WHERE true \
-     ON CONFLICT (store, day, visitor, source) DO UPDATE SET page_loads = page_loads + excluded.page_loads";
+static SOURCES: LazyLock<Chunked> = LazyLock::new(|| {
+    Chunked::new(
+        "INSERT INTO visitor_sources (store, day, visitor, source, page_loads) \
+         SELECT * FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
+         ON CONFLICT (store, day, visitor, source) DO UPDATE SET page_loads = page_loads + excluded.page_loads",
+        5,
+    )
+});
 
 /// Keeps each expiring day's counts by kind in `day_kinds`, then deletes
 /// visitor rows older than the retention (and hourly rows, if they expire).
