@@ -27,6 +27,9 @@ use crate::note::{self, NoteDay};
 /// shows what was kept (the sum then lands for the next read).
 pub const FRESH_WAIT: Duration = Duration::from_millis(50);
 
+/// The name of the note the summaries are kept under in the first store.
+pub const NOTE: &str = note::NAME;
+
 /// How often the summaries are written to the store, at most.
 pub const SAVE_EVERY: Duration = Duration::from_secs(60);
 
