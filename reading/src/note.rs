@@ -6,6 +6,7 @@
 //! for other stores or another funnel, or in another format, is not used.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use activity::report::FunnelStep;
 use activity::store::ActivityStore;
@@ -38,6 +39,9 @@ struct Note {
     /// The funnel the summaries' steps count.
     steps: Vec<FunnelStep>,
     days: Vec<NoteDay>,
+    /// How long the last sum took, in milliseconds.
+    #[serde(default)]
+    last_sum_ms: Option<u64>,
 }
 
 fn names(stores: &[Arc<dyn ActivityStore>]) -> Vec<String> {
@@ -48,30 +52,34 @@ fn names(stores: &[Arc<dyn ActivityStore>]) -> Vec<String> {
 }
 
 /// The days kept in the first store's note, if it has one made for these
-/// stores and this funnel. A note that cannot be read is as none (the days
-/// are summed again); why is logged, without the note's text.
-pub(crate) async fn load(stores: &[Arc<dyn ActivityStore>], steps: &[FunnelStep]) -> Vec<NoteDay> {
+/// stores and this funnel, and how long the last sum took. A note that
+/// cannot be read is as none (the days are summed again); why is logged,
+/// without the note's text.
+pub(crate) async fn load(
+    stores: &[Arc<dyn ActivityStore>],
+    steps: &[FunnelStep],
+) -> (Vec<NoteDay>, Option<Duration>) {
     let Some(first) = stores.first() else {
-        return Vec::new();
+        return (Vec::new(), None);
     };
     let body = match first.note(NAME).await {
         Ok(Some(body)) => body,
-        Ok(None) => return Vec::new(),
+        Ok(None) => return (Vec::new(), None),
         Err(error) => {
             tracing::debug!(store = %first.name(), %error, "no kept day summaries");
-            return Vec::new();
+            return (Vec::new(), None);
         }
     };
     match serde_json::from_str::<Note>(&body) {
         Ok(note)
             if note.format == FORMAT && note.stores == names(stores) && note.steps == steps =>
         {
-            note.days
+            (note.days, note.last_sum_ms.map(Duration::from_millis))
         }
-        Ok(_) => Vec::new(),
+        Ok(_) => (Vec::new(), None),
         Err(error) => {
             tracing::warn!(store = %first.name(), line = error.line(), column = error.column(), "the kept day summaries cannot be read; summing the days again");
-            Vec::new()
+            (Vec::new(), None)
         }
     }
 }
@@ -82,6 +90,7 @@ pub(crate) async fn save(
     stores: &[Arc<dyn ActivityStore>],
     steps: &[FunnelStep],
     days: Vec<NoteDay>,
+    last_sum: Duration,
 ) {
     let Some(first) = stores.first() else {
         return;
@@ -91,6 +100,7 @@ pub(crate) async fn save(
         stores: names(stores),
         steps: steps.to_vec(),
         days,
+        last_sum_ms: Some(u64::try_from(last_sum.as_millis()).unwrap_or(u64::MAX)),
     };
     let body = match serde_json::to_string(&note) {
         Ok(body) => body,
