@@ -2,14 +2,12 @@
 //! store for its [`Marks`] and sums again only the days whose marks changed
 //! since their summary was kept (on a live site: today), waiting for that at
 //! most [`FRESH_WAIT`]: a day summed before is shown as it was if summing
-//! takes longer (never more than one refresh behind), and at once when the
-//! last sum took longer than that wait (waiting would be futile); a day
-//! never summed is waited for.
+//! takes longer (never more than one refresh behind); a day never summed is
+//! waited for.
 //!
 //! The summaries are also kept in the first store (a note: `keep_note`),
 //! at most every [`SAVE_EVERY`]: the first read after a restart takes them
-//! from there (with how long the last sum took) and sums again only the
-//! days that changed since.
+//! from there and sums again only the days that changed since.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -58,9 +56,6 @@ pub struct SummaryCache {
     loaded: tokio::sync::OnceCell<()>,
     /// When the summaries were last written to the store.
     saved: Mutex<Option<Instant>>,
-    /// How long the last sum took (kept in the note too): when it took
-    /// longer than [`FRESH_WAIT`], waiting for the next is futile.
-    last_sum: Mutex<Option<Duration>>,
 }
 
 impl SummaryCache {
@@ -76,8 +71,7 @@ impl SummaryCache {
     ) -> Result<Vec<Arc<DaySummary>>, StoreError> {
         self.loaded
             .get_or_init(|| async {
-                let (days, took) = note::load(stores, steps).await;
-                *self.last_sum_lock() = took;
+                let days = note::load(stores, steps).await;
                 let mut kept = self.lock();
                 for day in days {
                     kept.entry(day.day).or_insert(Kept {
@@ -114,11 +108,7 @@ impl SummaryCache {
                     let _done = Refreshing(&cache.refreshing);
                     cache.refresh(&all, &readable, stale, &steps).await
                 });
-                // A sum that took longer than the wait last time will again:
-                // the kept days are shown at once, the new ones land later.
-                let futile = self.last_sum_lock().is_some_and(|took| took >= FRESH_WAIT);
-                let wait = if futile { Duration::ZERO } else { FRESH_WAIT };
-                match tokio::time::timeout(wait, task).await {
+                match tokio::time::timeout(FRESH_WAIT, task).await {
                     Ok(Ok(result)) => result?,
                     Ok(Err(failed)) => {
                         return Err(StoreError::Failed(format!(
@@ -152,10 +142,7 @@ impl SummaryCache {
             return Ok(());
         };
         let (from, to) = (*from, *to);
-        let began = Instant::now();
         let fresh = merge::day_summaries(readable, from, to, steps).await?;
-        let took = began.elapsed();
-        *self.last_sum_lock() = Some(took);
         let mut fresh: HashMap<NaiveDate, DaySummary> =
             fresh.into_iter().map(|s| (s.day, s)).collect();
         let summed: Vec<(NaiveDate, Kept)> = stale
@@ -185,7 +172,7 @@ impl SummaryCache {
                 days.retain(|day, _| oldest.is_none_or(|oldest| *day >= oldest));
                 days.into_values().collect()
             };
-            note::save(all, steps, days, took).await;
+            note::save(all, steps, days).await;
         }
         let mut kept = self.lock();
         kept.extend(summed);
@@ -207,12 +194,6 @@ impl SummaryCache {
         }
         *saved = Some(Instant::now());
         true
-    }
-
-    fn last_sum_lock(&self) -> std::sync::MutexGuard<'_, Option<Duration>> {
-        self.last_sum
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<NaiveDate, Kept>> {

@@ -6,7 +6,6 @@
 //! for other stores or another funnel, or in another format, is not used.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use activity::report::FunnelStep;
 use activity::store::ActivityStore;
@@ -39,9 +38,6 @@ struct Note {
     /// The funnel the summaries' steps count.
     steps: Vec<FunnelStep>,
     days: Vec<NoteDay>,
-    /// How long the last sum took, in milliseconds.
-    #[serde(default)]
-    last_sum_ms: Option<u64>,
 }
 
 fn names(stores: &[Arc<dyn ActivityStore>]) -> Vec<String> {
@@ -52,34 +48,30 @@ fn names(stores: &[Arc<dyn ActivityStore>]) -> Vec<String> {
 }
 
 /// The days kept in the first store's note, if it has one made for these
-/// stores and this funnel, and how long the last sum took. A note that
-/// cannot be read is as none (the days are summed again); why is logged,
-/// without the note's text.
-pub(crate) async fn load(
-    stores: &[Arc<dyn ActivityStore>],
-    steps: &[FunnelStep],
-) -> (Vec<NoteDay>, Option<Duration>) {
+/// stores and this funnel. A note that cannot be read is as none (the days
+/// are summed again); why is logged, without the note's text.
+pub(crate) async fn load(stores: &[Arc<dyn ActivityStore>], steps: &[FunnelStep]) -> Vec<NoteDay> {
     let Some(first) = stores.first() else {
-        return (Vec::new(), None);
+        return Vec::new();
     };
     let body = match first.note(NAME).await {
         Ok(Some(body)) => body,
-        Ok(None) => return (Vec::new(), None),
+        Ok(None) => return Vec::new(),
         Err(error) => {
             tracing::debug!(store = %first.name(), %error, "no kept day summaries");
-            return (Vec::new(), None);
+            return Vec::new();
         }
     };
     match serde_json::from_str::<Note>(&body) {
         Ok(note)
             if note.format == FORMAT && note.stores == names(stores) && note.steps == steps =>
         {
-            (note.days, note.last_sum_ms.map(Duration::from_millis))
+            note.days
         }
-        Ok(_) => (Vec::new(), None),
+        Ok(_) => Vec::new(),
         Err(error) => {
             tracing::warn!(store = %first.name(), line = error.line(), column = error.column(), "the kept day summaries cannot be read; summing the days again");
-            (Vec::new(), None)
+            Vec::new()
         }
     }
 }
@@ -90,7 +82,6 @@ pub(crate) async fn save(
     stores: &[Arc<dyn ActivityStore>],
     steps: &[FunnelStep],
     days: Vec<NoteDay>,
-    last_sum: Duration,
 ) {
     let Some(first) = stores.first() else {
         return;
@@ -100,7 +91,6 @@ pub(crate) async fn save(
         stores: names(stores),
         steps: steps.to_vec(),
         days,
-        last_sum_ms: Some(u64::try_from(last_sum.as_millis()).unwrap_or(u64::MAX)),
     };
     let body = match serde_json::to_string(&note) {
         Ok(body) => body,
