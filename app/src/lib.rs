@@ -8,6 +8,7 @@
 //! What lives where:
 //! - [`shell`] — the HTML document around the app (the server renders it);
 //! - [`App`] — the router and the shared page frame;
+//! - `admin_route` — the `/admin` route, split out of the public pages' wasm;
 //! - [`inventory`] — the inventory's data type and the server function that lists it;
 //! - `navigation` — reporting navigations inside the app, so they count as page loads;
 //! - `pages` — one file per page.
@@ -15,6 +16,7 @@
 // Every public item of a library a stranger depends on says what it is.
 #![warn(missing_docs)]
 
+mod admin_route;
 pub mod inventory;
 mod layout;
 mod navigation;

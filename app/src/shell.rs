@@ -7,8 +7,9 @@ use leptos_router::{
     components::{Route, Router, Routes},
 };
 
+use crate::admin_route;
 use crate::layout::{SiteFooter, SiteHeader};
-use crate::pages::{AboutPage, AdminPage, HomePage, InventoryPage, NotFoundPage, ResumePage};
+use crate::pages::{AboutPage, HomePage, InventoryPage, NotFoundPage, ResumePage};
 
 /// The whole HTML document the server sends: head, hydration scripts, and the
 /// app in the body. Only the server calls this; the browser hydrates [`App`].
@@ -35,7 +36,9 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 /// Whether the wasm has taken over the page, for any component that shows it.
 ///
 /// It turns `true` in an effect, and effects never run during server
-/// rendering: so it is `true` only in a browser, after hydration.
+/// rendering: so it is `true` only in a browser, after hydration. A lazily
+/// loaded route hydrates after that effect has run, so it keeps a signal of
+/// its own instead (see the Admin page).
 #[derive(Clone, Copy)]
 pub struct Hydrated(pub ReadSignal<bool>);
 
@@ -70,7 +73,8 @@ pub fn App() -> impl IntoView {
                     <Route path=StaticSegment("about") view=AboutPage />
                     <Route path=StaticSegment("resume") view=ResumePage />
                     // Rendered whole before it is sent, so the charts read without JavaScript.
-                    <Route path=StaticSegment("admin") view=AdminPage ssr=SsrMode::Async />
+                    // With `--split`, the tab's code is a wasm file of its own (admin_route).
+                    <Route path=StaticSegment("admin") view=admin_route::view() ssr=SsrMode::Async />
                 </Routes>
             </main>
             <SiteFooter />

@@ -10,5 +10,7 @@
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(app::App);
+    // `hydrate_lazy`: the Admin tab's route is lazy (its code is a wasm file of
+    // its own), and hydration waits for that file where the page shows it.
+    leptos::mount::hydrate_lazy(app::App);
 }

@@ -5,12 +5,14 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::shell::Hydrated;
-
 /// The Admin tab, with the hydration status under it.
 #[component]
 pub fn AdminPage() -> impl IntoView {
-    let Hydrated(hydrated) = expect_context::<Hydrated>();
+    // Its own signal rather than the app's `Hydrated`: this route's code is
+    // loaded lazily, so it hydrates after the app's effect has run, and a
+    // value that had already changed would never reach the page.
+    let (hydrated, set_hydrated) = signal(false);
+    Effect::new(move |_| set_hydrated.set(true));
     view! {
         <Title text="Who comes" />
         <admin::AdminTab />
