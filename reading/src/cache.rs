@@ -2,12 +2,15 @@
 //! store for its [`Marks`] and sums again only the days whose marks changed
 //! since their summary was kept (on a live site: today), waiting for that at
 //! most [`FRESH_WAIT`]: a day summed before is shown as it was if summing
-//! takes longer (never more than one refresh behind); a day never summed is
-//! waited for.
+//! takes longer (never more than one refresh behind), and at once if the
+//! last summing of changed days took longer than that wait (waiting would
+//! be futile: a busy day on a large store); a day never summed is waited
+//! for.
 //!
 //! The summaries are also kept in the first store (a note: `keep_note`),
 //! at most every [`SAVE_EVERY`]: the first read after a restart takes them
-//! from there and sums again only the days that changed since.
+//! from there (with how long changed days took to sum) and sums again only
+//! the days that changed since.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -56,6 +59,10 @@ pub struct SummaryCache {
     loaded: tokio::sync::OnceCell<()>,
     /// When the summaries were last written to the store.
     saved: Mutex<Option<Instant>>,
+    /// How long the last summing of changed days took (kept in the note
+    /// too). Only those: the first summing of every day says nothing about
+    /// how long today takes.
+    resum: Mutex<Option<Duration>>,
 }
 
 impl SummaryCache {
@@ -71,7 +78,8 @@ impl SummaryCache {
     ) -> Result<Vec<Arc<DaySummary>>, StoreError> {
         self.loaded
             .get_or_init(|| async {
-                let days = note::load(stores, steps).await;
+                let (days, resum) = note::load(stores, steps).await;
+                *lock(&self.resum) = resum;
                 let mut kept = self.lock();
                 for day in days {
                     kept.entry(day.day).or_insert(Kept {
@@ -99,24 +107,33 @@ impl SummaryCache {
         if !stale.is_empty() {
             let readable = marks.readable(stores);
             if unseen {
-                self.refresh(stores, &readable, stale, steps).await?;
+                self.refresh(stores, &readable, stale, steps, Timed::No)
+                    .await?;
             } else if !self.refreshing.swap(true, Ordering::AcqRel) {
                 let cache = Arc::clone(self);
                 let steps = steps.to_vec();
                 let all = stores.to_vec();
                 let task = tokio::spawn(async move {
                     let _done = Refreshing(&cache.refreshing);
-                    cache.refresh(&all, &readable, stale, &steps).await
+                    cache
+                        .refresh(&all, &readable, stale, &steps, Timed::Yes)
+                        .await
                 });
-                match tokio::time::timeout(FRESH_WAIT, task).await {
-                    Ok(Ok(result)) => result?,
-                    Ok(Err(failed)) => {
-                        return Err(StoreError::Failed(format!(
-                            "summing the days failed: {failed}"
-                        )));
+                // The last sum of changed days outlasted the wait: this one
+                // will too, so the kept days are shown at once (not even a
+                // yield, which would let a quick sum in after all).
+                let futile = lock(&self.resum).is_some_and(|took| took > FRESH_WAIT);
+                if !futile {
+                    match tokio::time::timeout(FRESH_WAIT, task).await {
+                        Ok(Ok(result)) => result?,
+                        Ok(Err(failed)) => {
+                            return Err(StoreError::Failed(format!(
+                                "summing the days failed: {failed}"
+                            )));
+                        }
+                        // Still summing: what was kept is shown this time.
+                        Err(_) => {}
                     }
-                    // Still summing: what was kept is shown this time.
-                    Err(_) => {}
                 }
             }
         }
@@ -128,21 +145,26 @@ impl SummaryCache {
     }
 
     /// Sums the `stale` days again over the `readable` stores and keeps
-    /// them with their marks; if a save is due, writes every kept day to
-    /// the first of `all` before the new days are shown (so that what a
-    /// reader saw is what a restart finds).
+    /// them with their marks (and, if `timed`, how long that took); if a
+    /// save is due, writes every kept day to the first of `all` before the
+    /// new days are shown (so that what a reader saw is what a restart finds).
     async fn refresh(
         &self,
         all: &[Arc<dyn ActivityStore>],
         readable: &[Arc<dyn ActivityStore>],
         stale: Stale,
         steps: &[FunnelStep],
+        timed: Timed,
     ) -> Result<(), StoreError> {
         let (Some((from, _)), Some((to, _))) = (stale.first(), stale.last()) else {
             return Ok(());
         };
         let (from, to) = (*from, *to);
+        let began = Instant::now();
         let fresh = merge::day_summaries(readable, from, to, steps).await?;
+        if timed == Timed::Yes {
+            *lock(&self.resum) = Some(began.elapsed());
+        }
         let mut fresh: HashMap<NaiveDate, DaySummary> =
             fresh.into_iter().map(|s| (s.day, s)).collect();
         let summed: Vec<(NaiveDate, Kept)> = stale
@@ -172,7 +194,8 @@ impl SummaryCache {
                 days.retain(|day, _| oldest.is_none_or(|oldest| *day >= oldest));
                 days.into_values().collect()
             };
-            note::save(all, steps, days).await;
+            let resum = *lock(&self.resum);
+            note::save(all, steps, days, resum).await;
         }
         let mut kept = self.lock();
         kept.extend(summed);
@@ -185,10 +208,7 @@ impl SummaryCache {
     /// Whether the summaries should be written to the store now (not
     /// within [`SAVE_EVERY`] of the last time); if so, notes the time.
     fn save_due(&self) -> bool {
-        let mut saved = self
-            .saved
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut saved = lock(&self.saved);
         if saved.is_some_and(|at| at.elapsed() < SAVE_EVERY) {
             return false;
         }
@@ -197,10 +217,23 @@ impl SummaryCache {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<NaiveDate, Kept>> {
-        self.days
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.days)
     }
+}
+
+/// Locks `mutex`, whether or not a holder panicked (the data is whole).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Whether a refresh keeps how long its summing took: only the summing of
+/// days summed before (changed days) says how long the next will take.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Timed {
+    Yes,
+    No,
 }
 
 /// Clears the "a refresh is running" flag when the refresh ends, however.

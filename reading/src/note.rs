@@ -6,6 +6,7 @@
 //! for other stores or another funnel, or in another format, is not used.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use activity::report::FunnelStep;
 use activity::store::ActivityStore;
@@ -38,6 +39,10 @@ struct Note {
     /// The funnel the summaries' steps count.
     steps: Vec<FunnelStep>,
     days: Vec<NoteDay>,
+    /// How long the last summing of changed days took, in milliseconds (a
+    /// note without it: not known).
+    #[serde(default)]
+    resum_ms: Option<u64>,
 }
 
 fn names(stores: &[Arc<dyn ActivityStore>]) -> Vec<String> {
@@ -48,30 +53,34 @@ fn names(stores: &[Arc<dyn ActivityStore>]) -> Vec<String> {
 }
 
 /// The days kept in the first store's note, if it has one made for these
-/// stores and this funnel. A note that cannot be read is as none (the days
-/// are summed again); why is logged, without the note's text.
-pub(crate) async fn load(stores: &[Arc<dyn ActivityStore>], steps: &[FunnelStep]) -> Vec<NoteDay> {
+/// stores and this funnel, and how long changed days last took to sum. A
+/// note that cannot be read is as none (the days are summed again); why is
+/// logged, without the note's text.
+pub(crate) async fn load(
+    stores: &[Arc<dyn ActivityStore>],
+    steps: &[FunnelStep],
+) -> (Vec<NoteDay>, Option<Duration>) {
     let Some(first) = stores.first() else {
-        return Vec::new();
+        return (Vec::new(), None);
     };
     let body = match first.note(NAME).await {
         Ok(Some(body)) => body,
-        Ok(None) => return Vec::new(),
+        Ok(None) => return (Vec::new(), None),
         Err(error) => {
             tracing::debug!(store = %first.name(), %error, "no kept day summaries");
-            return Vec::new();
+            return (Vec::new(), None);
         }
     };
     match serde_json::from_str::<Note>(&body) {
         Ok(note)
             if note.format == FORMAT && note.stores == names(stores) && note.steps == steps =>
         {
-            note.days
+            (note.days, note.resum_ms.map(Duration::from_millis))
         }
-        Ok(_) => Vec::new(),
+        Ok(_) => (Vec::new(), None),
         Err(error) => {
             tracing::warn!(store = %first.name(), line = error.line(), column = error.column(), "the kept day summaries cannot be read; summing the days again");
-            Vec::new()
+            (Vec::new(), None)
         }
     }
 }
@@ -82,6 +91,7 @@ pub(crate) async fn save(
     stores: &[Arc<dyn ActivityStore>],
     steps: &[FunnelStep],
     days: Vec<NoteDay>,
+    resum: Option<Duration>,
 ) {
     let Some(first) = stores.first() else {
         return;
@@ -91,6 +101,7 @@ pub(crate) async fn save(
         stores: names(stores),
         steps: steps.to_vec(),
         days,
+        resum_ms: resum.map(|took| u64::try_from(took.as_millis()).unwrap_or(u64::MAX)),
     };
     let body = match serde_json::to_string(&note) {
         Ok(body) => body,
@@ -101,5 +112,60 @@ pub(crate) async fn save(
     };
     if let Err(error) = first.keep_note(NAME, &body).await {
         tracing::warn!(store = %first.name(), %error, "cannot keep the day summaries in the store");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use activity::StoreName;
+    use activity::report::default_funnel;
+    use activity::store::{ActivityStore, MemoryStore, Retention};
+
+    use activity::summary::DaySummary;
+
+    use super::{NAME, NoteDay, load, save};
+
+    fn memory() -> Vec<Arc<dyn ActivityStore>> {
+        let name = StoreName::parse("memory").expect("a name");
+        vec![Arc::new(MemoryStore::new(name, Retention::default()))]
+    }
+
+    #[tokio::test]
+    async fn how_long_a_changed_day_took_to_sum_is_kept() {
+        let stores = memory();
+        let steps = default_funnel();
+        save(
+            &stores,
+            &steps,
+            Vec::new(),
+            Some(Duration::from_millis(321)),
+        )
+        .await;
+        let (days, resum) = load(&stores, &steps).await;
+        assert!(days.is_empty());
+        assert_eq!(resum, Some(Duration::from_millis(321)));
+    }
+
+    #[tokio::test]
+    async fn a_note_written_before_the_time_was_kept_is_still_used() {
+        let stores = memory();
+        let steps = default_funnel();
+        let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 30).expect("a day");
+        let kept = NoteDay {
+            day,
+            marks: Vec::new(),
+            summary: Arc::new(DaySummary::empty(day, steps.len())),
+        };
+        save(&stores, &steps, vec![kept], None).await;
+        let body = stores[0].note(NAME).await.expect("reads").expect("a note");
+        let older = body.replace(r#","resum_ms":null"#, "");
+        assert_ne!(older, body, "the field is gone");
+        stores[0].keep_note(NAME, &older).await.expect("kept");
+        let (days, resum) = load(&stores, &steps).await;
+        assert_eq!(days.len(), 1, "the kept day is used");
+        assert_eq!(resum, None, "not known");
     }
 }

@@ -44,6 +44,25 @@ async fn read(
     (summaries, stores[0].cost().operations - before)
 }
 
+/// Reads through `cache` until what it shows equals `reference` (a refresh
+/// lands within a second), and returns the last read.
+async fn read_until(
+    cache: &Arc<SummaryCache>,
+    stores: &[Arc<dyn ActivityStore>],
+    today: NaiveDate,
+    reference: &[DaySummary],
+) -> Vec<DaySummary> {
+    let mut shown = Vec::new();
+    for _ in 0..50 {
+        shown = read(cache, stores, today).await.0;
+        if shown == reference {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    shown
+}
+
 /// Waits until the summaries have been written to `store` as its note,
 /// and returns it.
 async fn saved(store: &Arc<dyn ActivityStore>) -> String {
@@ -56,8 +75,21 @@ async fn saved(store: &Arc<dyn ActivityStore>) -> String {
     panic!("the summaries were never kept in the store");
 }
 
-/// A store that takes 300 ms to sum days (a big one), in memory.
-struct Slow(activity::store::MemoryStore);
+/// A store that takes 300 ms to sum days (a big one), in memory, until
+/// `fast` is set.
+struct Slow(activity::store::MemoryStore, std::sync::atomic::AtomicBool);
+
+impl Slow {
+    fn new() -> Self {
+        Slow(
+            activity::store::MemoryStore::new(
+                StoreName::parse("slow").expect("a name"),
+                Retention::default(),
+            ),
+            std::sync::atomic::AtomicBool::new(false),
+        )
+    }
+}
 
 #[async_trait::async_trait]
 impl ActivityStore for Slow {
@@ -88,7 +120,9 @@ impl ActivityStore for Slow {
         last: NaiveDate,
         steps: &[FunnelStep],
     ) -> Result<Vec<DaySummary>, StoreError> {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        if !self.1.load(std::sync::atomic::Ordering::Relaxed) {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
         self.0.day_summaries(first, last, steps).await
     }
     async fn enforce_retention(&self, now: chrono::DateTime<Utc>) -> Result<(), StoreError> {
@@ -116,11 +150,7 @@ impl ActivityStore for Slow {
 
 #[tokio::test]
 async fn a_slow_sum_shows_the_kept_day_once_then_the_new_one() {
-    let store = Slow(activity::store::MemoryStore::new(
-        StoreName::parse("slow").expect("a name"),
-        Retention::default(),
-    ));
-    let stores: Vec<Arc<dyn ActivityStore>> = vec![Arc::new(store)];
+    let stores: Vec<Arc<dyn ActivityStore>> = vec![Arc::new(Slow::new())];
     let today = Utc::now().date_naive();
     let name = stores[0].name().clone();
     let day = today - Days::new(1);
@@ -146,15 +176,67 @@ async fn a_slow_sum_shows_the_kept_day_once_then_the_new_one() {
     .await
     .expect("reads rows");
     assert_ne!(reference, before, "the new rows change the day");
-    let mut now = Vec::new();
-    for _ in 0..50 {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        now = read(&cache, &stores, today).await.0;
-        if now == reference {
-            break;
-        }
-    }
+    let now = read_until(&cache, &stores, today, &reference).await;
     assert_eq!(now, reference, "the refresh lands");
+}
+
+/// Once summing a changed day took longer than the wait, a read shows the
+/// kept day at once (waiting would be futile); once it is quick again, reads
+/// wait for it again. Runs on one thread: the refresh a read starts cannot
+/// run before the read decides whether to wait.
+#[tokio::test]
+async fn a_read_waits_only_for_a_sum_that_can_land_in_time() {
+    let slow = Arc::new(Slow::new());
+    let stores: Vec<Arc<dyn ActivityStore>> = vec![slow.clone()];
+    let today = Utc::now().date_naive();
+    let name = stores[0].name().clone();
+    let reference = |stores: Vec<Arc<dyn ActivityStore>>| async move {
+        activity::store::read_and_summarize(
+            stores[0].as_ref(),
+            today - Days::new(4),
+            today,
+            &default_funnel(),
+        )
+        .await
+        .expect("reads rows")
+    };
+    let record = |visitors: u32, seed: u64| {
+        let stores = stores.clone();
+        let rows = activity::sample::day_rows(&name, today, visitors, seed);
+        async move { stores[0].record(&rows).await.expect("kept") }
+    };
+    record(30, 1).await;
+    let cache = Arc::new(SummaryCache::default());
+    read(&cache, &stores, today).await;
+
+    // Summing the changed day takes 300 ms: the refresh lands after the read.
+    record(50, 2).await;
+    let slow_sum = reference(stores.clone()).await;
+    let landed = read_until(&cache, &stores, today, &slow_sum).await;
+    assert_eq!(landed, slow_sum, "the slow refresh lands");
+
+    // Now summing would be instant, but the last one took 300 ms: the read
+    // does not wait and shows the day as kept.
+    slow.1.store(true, std::sync::atomic::Ordering::Relaxed);
+    record(20, 3).await;
+    let (shown, _) = read(&cache, &stores, today).await;
+    assert_eq!(
+        shown, slow_sum,
+        "no wait after a sum slower than FRESH_WAIT"
+    );
+    let quick_sum = reference(stores.clone()).await;
+    assert_ne!(quick_sum, slow_sum, "the new rows change the day");
+    let landed = read_until(&cache, &stores, today, &quick_sum).await;
+    assert_eq!(landed, quick_sum, "the refresh lands");
+
+    // That sum was quick: the next read waits for its refresh again.
+    record(10, 4).await;
+    let (shown, _) = read(&cache, &stores, today).await;
+    assert_eq!(
+        shown,
+        reference(stores.clone()).await,
+        "a quick sum is waited for"
+    );
 }
 
 /// A stylesheet fetched after its page was written changes no request
@@ -243,14 +325,7 @@ async fn a_day_is_read_again_only_when_its_figures_change() {
     .expect("reads rows");
     // Shown as kept for one read at most if summing takes longer than
     // FRESH_WAIT; then what the rows say now.
-    let mut fresh = Vec::new();
-    for _ in 0..50 {
-        fresh = read(&cache, &stores, today).await.0;
-        if fresh == reference {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let fresh = read_until(&cache, &stores, today, &reference).await;
     assert_eq!(fresh, reference, "what the rows say now");
     let changed: Vec<NaiveDate> = fresh
         .iter()
@@ -303,14 +378,7 @@ async fn the_summaries_outlive_a_restart() {
     .await
     .expect("reads rows");
     let restarted = Arc::new(SummaryCache::default());
-    let mut fresh = Vec::new();
-    for _ in 0..50 {
-        fresh = read(&restarted, &stores, today).await.0;
-        if fresh == reference {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let fresh = read_until(&restarted, &stores, today, &reference).await;
     assert_eq!(fresh, reference, "the changed day summed again");
 
     // Another funnel: the note does not count its steps, so days are summed.
