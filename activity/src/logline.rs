@@ -5,8 +5,10 @@
 //! of its bytes.
 
 use std::net::IpAddr;
+use std::sync::LazyLock;
 
 use crate::address::parse_address;
+use chrono::format::{Item, Parsed, StrftimeItems};
 use chrono::{DateTime, Utc};
 
 /// The longest line read; longer ones are malformed (and never buffered whole).
@@ -131,9 +133,19 @@ pub fn parse(line: &[u8], format: LogFormat) -> Result<LogRequest, LineError> {
     })
 }
 
+/// The log's time format (`10/Oct/2000:13:55:36 -0700`), read once rather
+/// than for every line.
+static TIME_FORMAT: LazyLock<Vec<Item<'static>>> = LazyLock::new(|| {
+    StrftimeItems::new("%d/%b/%Y:%H:%M:%S %z")
+        .parse()
+        .unwrap_or_default()
+});
+
 fn parse_time(text: &[u8]) -> Result<DateTime<Utc>, LineError> {
     let text = std::str::from_utf8(text).map_err(|_| LineError::BadTime)?;
-    DateTime::parse_from_str(text, "%d/%b/%Y:%H:%M:%S %z")
+    let mut parsed = Parsed::new();
+    chrono::format::parse(&mut parsed, text, TIME_FORMAT.iter())
+        .and_then(|()| parsed.to_datetime())
         .map(|at| at.with_timezone(&Utc))
         .map_err(|_| LineError::BadTime)
 }

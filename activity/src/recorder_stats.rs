@@ -99,12 +99,19 @@ impl RecorderStats {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         for at in times {
             let second = at.timestamp();
-            match recent.iter_mut().rev().find(|(s, _)| *s == second) {
-                Some((_, count)) => *count += 1,
-                None => {
-                    let place = recent.partition_point(|(s, _)| *s < second);
-                    recent.insert(place, (second, 1));
-                }
+            // Older than what is kept (an imported log's past): it would
+            // only be dropped again below.
+            if recent
+                .back()
+                .is_some_and(|&(newest, _)| second <= newest - RECENT_SECONDS)
+            {
+                continue;
+            }
+            // Oldest first, so a binary search: a live hit lands at the back
+            // at once, and an import's hits out of order cost no scan.
+            match recent.binary_search_by_key(&second, |&(s, _)| s) {
+                Ok(place) => recent[place].1 += 1,
+                Err(place) => recent.insert(place, (second, 1)),
             }
         }
         if let Some(&(newest, _)) = recent.back() {
@@ -173,5 +180,22 @@ mod tests {
         // Out of order arrivals land in their second.
         stats.arrived([now - 20].into_iter().map(at));
         assert_eq!(stats.recent(at(now), 30), 4);
+    }
+
+    /// An import's hits: two days of a log, far out of order.
+    #[test]
+    fn an_imported_past_keeps_only_the_last_ten_minutes() {
+        let stats = RecorderStats::default();
+        let now = 1_764_374_400;
+        let seconds: Vec<i64> = (0..20_000).map(|i| now - (i * 7_919) % 172_800).collect();
+        stats.arrived(seconds.iter().copied().map(at));
+        let expected = seconds
+            .iter()
+            .filter(|&&second| second > now - RECENT_SECONDS)
+            .count() as u64;
+        assert!(expected > 0, "some fall in the last ten minutes");
+        assert_eq!(stats.recent(at(now), RECENT_SECONDS), expected);
+        let kept = stats.recent.lock().map(|recent| recent.len()).unwrap_or(0);
+        assert!(kept <= RECENT_SECONDS as usize, "{kept} seconds kept");
     }
 }
