@@ -122,38 +122,51 @@ fn write_token_address(out: &mut impl std::fmt::Write, ip: Option<IpAddr>) -> st
     }
 }
 
-/// Feeds formatted text straight into the HMAC.
-struct MacWriter<'a>(&'a mut Hmac<Sha256>);
-
-impl std::fmt::Write for MacWriter<'_> {
-    fn write_str(&mut self, text: &str) -> std::fmt::Result {
-        self.0.update(text.as_bytes());
-        Ok(())
-    }
-}
-
 /// The visitor token of `ip` on `day` under `key`.
 pub fn visitor_token(key: &VisitorKey, day: NaiveDate, ip: Option<IpAddr>) -> VisitorToken {
+    // `YYYY-MM-DD|address`, made on the stack and fed to the HMAC at once:
+    // one update costs less than one per formatted piece.
+    let mut message = ShortText::<64>::new();
+    let _ = write_day(&mut message, day);
+    let _ = message.write_str("|");
+    let _ = write_token_address(&mut message, ip);
     let mut mac = key.0.clone();
-    // `YYYY-MM-DD|`, written by hand: chrono's formatter costs more than the hash.
-    let mut feed = MacWriter(&mut mac);
-    let _ = write!(
-        feed,
-        "{:04}-{:02}-{:02}|",
-        day.year(),
-        day.month(),
-        day.day()
-    );
-    let _ = write_token_address(&mut feed, ip);
+    mac.update(message.as_str().as_bytes());
     let digest = mac.finalize().into_bytes();
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut hex = ShortText::new();
-    for byte in &digest[..16] {
-        let pair = [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0x0f)]];
-        // Two hex digits: ASCII, and 16 pairs fill the 32 bytes exactly.
-        let _ = hex.write_str(std::str::from_utf8(&pair).unwrap_or_default());
+    let mut hex = [0u8; 32];
+    for (pair, byte) in hex.chunks_exact_mut(2).zip(&digest[..16]) {
+        pair[0] = HEX[usize::from(byte >> 4)];
+        pair[1] = HEX[usize::from(byte & 0x0f)];
     }
-    VisitorToken(hex)
+    // 32 hex digits: ASCII, and they fill the token exactly.
+    let text = std::str::from_utf8(&hex).unwrap_or_default();
+    VisitorToken(ShortText::from_text(text).unwrap_or_else(ShortText::new))
+}
+
+/// `YYYY-MM-DD`, as `{:04}-{:02}-{:02}` writes it; by hand for the years
+/// every site lives in (chrono's and std's formatters cost more than the
+/// hash), by the formatter for the rest.
+fn write_day(out: &mut impl std::fmt::Write, day: NaiveDate) -> std::fmt::Result {
+    let (year, month, date) = (day.year(), day.month(), day.day());
+    if !(0..=9999).contains(&year) {
+        return write!(out, "{year:04}-{month:02}-{date:02}");
+    }
+    let digit = |n: u32| char::from(b'0' + (n % 10) as u8);
+    let year = year.unsigned_abs();
+    let text = [
+        digit(year / 1000),
+        digit(year / 100),
+        digit(year / 10),
+        digit(year),
+        '-',
+        digit(month / 10),
+        digit(month),
+        '-',
+        digit(date / 10),
+        digit(date),
+    ];
+    text.iter().try_for_each(|c| out.write_char(*c))
 }
 
 #[cfg(test)]
@@ -201,5 +214,40 @@ mod tests {
                 .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
         );
         assert_ne!(a, b);
+    }
+
+    /// Tokens are kept in the stores and shared by instances of one site:
+    /// they must never change for the same key, day and address. Expected
+    /// values: HMAC-SHA256 under 32 bytes of 7 of `YYYY-MM-DD|address`, first
+    /// 16 bytes as hex (computed with Python's `hmac`).
+    #[test]
+    fn tokens_are_the_hmac_of_the_day_and_address_text() {
+        let key = VisitorKey::from_bytes(vec![7; 32]).expect("a key");
+        let token = |address: Option<IpAddr>| visitor_token(&key, day("2026-11-29"), address);
+        assert_eq!(
+            token(ip("203.0.113.7")).as_str(),
+            "5fb72f36cfe119896e1af283a92c3bcf"
+        );
+        assert_eq!(
+            token(ip("2001:db8:85a3::8a2e:370:7334")).as_str(),
+            "69e749ce4cbd25f8796e1d4222f8d3dc",
+            "cut to the /64"
+        );
+        assert_eq!(token(None).as_str(), "7d01832e7132a24c5acfb0eb224a4996");
+    }
+
+    #[test]
+    fn the_day_is_written_as_the_formatter_writes_it() {
+        for text in ["2026-11-29", "0001-01-01", "0000-03-01", "9999-12-31"] {
+            let mut written = String::new();
+            write_day(&mut written, day(text)).expect("written");
+            assert_eq!(written, text);
+        }
+        for (year, month, date) in [(10_000, 1, 2), (-5, 6, 7), (262_000, 12, 31)] {
+            let day = NaiveDate::from_ymd_opt(year, month, date).expect("a day");
+            let mut written = String::new();
+            write_day(&mut written, day).expect("written");
+            assert_eq!(written, format!("{year:04}-{month:02}-{date:02}"));
+        }
     }
 }
