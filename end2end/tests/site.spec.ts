@@ -57,6 +57,15 @@ test('the router moves between pages without reloading the document', async ({ p
   expect(errors).toEqual([]);
 });
 
+test('the inventory loaded directly is in the first HTML and hydrates cleanly', async ({ page }) => {
+  const errors = watchForErrors(page);
+  const response = await page.goto('/inventory');
+  expect((await response?.text())?.match(/class="inventory-item"/g)).toHaveLength(6);
+  await hydrated(page);
+  await expect(page.locator('.inventory-item')).toHaveCount(6);
+  expect(errors).toEqual([]);
+});
+
 test('the résumé PDF is served as a PDF', async ({ page }) => {
   const response = await page.request.get('/resume.pdf');
   expect(response.status()).toBe(200);
