@@ -3,6 +3,7 @@
 
 use std::io::Write as _;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser as _;
 use server::Application;
@@ -15,20 +16,37 @@ use tracing::{error, info};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[tokio::main]
-async fn main() -> ExitCode {
+/// How long a stop waits for work left on the blocking pool once the
+/// command is done: the background compression of the page's files (brotli
+/// 11 of a debug bundle takes minutes) is not worth keeping a stopped server
+/// alive for; its copies are made again at the next start.
+const BLOCKING_WORK_AT_STOP: Duration = Duration::from_secs(1);
+
+fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Err(error) = server::telemetry::init(&cli.log) {
         eprintln!("whocomes: {error:#}");
         return ExitCode::FAILURE;
     }
-    match run(cli.into_command()).await {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("whocomes: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = match runtime.block_on(run(cli.into_command())) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             error!("{error:#}");
             ExitCode::FAILURE
         }
-    }
+    };
+    runtime.shutdown_timeout(BLOCKING_WORK_AT_STOP);
+    code
 }
 
 async fn run(command: Command) -> anyhow::Result<()> {
