@@ -58,6 +58,7 @@ pub mod store;
 pub mod summary;
 pub mod token;
 mod verdicts;
+pub mod visitor_numbers;
 
 pub use classify::{Counted, Kind, KindReason, RequestView, Skip};
 pub use hit::{Counter, Decision, Hit, StoreName, TokenKeys};

@@ -92,7 +92,7 @@ pub(crate) async fn day_summaries(
         "SELECT day, sources, COUNT(*) AS visitors FROM ( \
            SELECT v.day, string_agg(s.source, ' ') AS sources \
            FROM visitor_days v LEFT JOIN visitor_sources s \
-             ON s.store = v.store AND s.day = v.day AND s.visitor = v.visitor \
+             ON s.visitor_day = v.id \
            WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {people} \
            GROUP BY v.day, v.visitor) AS sets \
          GROUP BY day, sources"
@@ -109,7 +109,7 @@ pub(crate) async fn day_summaries(
         "SELECT day, mask, COUNT(*) AS visitors FROM ( \
            SELECT v.day, SUM(DISTINCT f.bit)::int8 AS mask \
            FROM visitor_days v \
-           JOIN visitor_paths p ON p.store = v.store AND p.day = v.day AND p.visitor = v.visitor \
+           JOIN visitor_paths p ON p.visitor_day = v.id \
            JOIN UNNEST($4::text[], $5::int8[]) AS f(path, bit) ON f.path = p.path \
            WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {people} \
            GROUP BY v.day, v.visitor) AS sets \

@@ -2,12 +2,14 @@
 //! per table, columns bound as arrays), and retention.
 
 use activity::StoreName;
-use activity::rows::{Batch, VisitorDay};
+use activity::rows::Batch;
 use activity::store::{Retention, StoreError};
+use activity::visitor_numbers::VisitorNumbers;
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 
 use crate::failed;
+use crate::read::get;
 use activity::bot_class::BotClass;
 use activity::kind_sql;
 
@@ -71,9 +73,12 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
         .await
         .map_err(failed)?;
     }
+    // Each visitor-day's number (new ones get theirs from the table's
+    // sequence), for its paths and sources.
+    let mut numbers = Vec::new();
     if !batch.visitors.is_empty() {
         let rows = &batch.visitors;
-        sqlx::query(
+        numbers = sqlx::query(
             "INSERT INTO visitor_days \
              (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads, \
               evidence, bot_classes) \
@@ -89,7 +94,8 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
              bots = visitor_days.bots + excluded.bots, \
              self_reads = visitor_days.self_reads + excluded.self_reads, \
              evidence = visitor_days.evidence | excluded.evidence, \
-             bot_classes = visitor_days.bot_classes | excluded.bot_classes",
+             bot_classes = visitor_days.bot_classes | excluded.bot_classes \
+             RETURNING day, visitor, id",
         )
         .bind(rows.iter().map(|r| r.store.to_string()).collect::<Vec<_>>())
         .bind(rows.iter().map(|r| r.day).collect::<Vec<_>>())
@@ -102,9 +108,29 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
         .bind(rows.iter().map(|r| int(r.self_reads)).collect::<Vec<_>>())
         .bind(rows.iter().map(|r| i32::from(r.evidence.0)).collect::<Vec<_>>())
         .bind(rows.iter().map(|r| i32::from(r.bot_classes.0)).collect::<Vec<_>>())
-        .execute(&mut *tx)
+        .fetch_all(&mut *tx)
         .await
         .map_err(failed)?;
+    }
+    let ids = numbers
+        .iter()
+        .map(|row| Ok((get(row, "day")?, get(row, "visitor")?, get(row, "id")?)))
+        .collect::<Result<Vec<_>, StoreError>>()
+        .map(VisitorNumbers::new)?;
+    let mut paths = Vec::new();
+    let mut sources = Vec::new();
+    for row in &batch.visitors {
+        let id = ids.of(row)?;
+        paths.extend(
+            row.top_paths
+                .iter()
+                .map(|p| (id, p.path.as_str(), p.requests)),
+        );
+        sources.extend(
+            row.sources
+                .iter()
+                .map(|s| (id, s.source.to_string(), s.page_loads)),
+        );
     }
     if !batch.marks.is_empty() {
         // A browser's evidence on visitor-days already kept; a mark without
@@ -148,38 +174,20 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
         .await
         .map_err(failed)?;
     }
-    let paths: Vec<_> = batch
-        .visitors
-        .iter()
-        .flat_map(|row| {
-            row.top_paths
-                .iter()
-                .map(move |p| (row, p.path.clone(), p.requests))
-        })
-        .collect();
     upsert_parts(
         &mut tx,
-        "INSERT INTO visitor_paths (store, day, visitor, path, requests) \
-         SELECT * FROM UNNEST($1::text[], $2::date[], $3::text[], $4::text[], $5::int8[]) \
-         ON CONFLICT (store, day, visitor, path) DO UPDATE SET \
+        "INSERT INTO visitor_paths (visitor_day, path, requests) \
+         SELECT * FROM UNNEST($1::int8[], $2::text[], $3::int8[]) \
+         ON CONFLICT (visitor_day, path) DO UPDATE SET \
          requests = visitor_paths.requests + excluded.requests",
         &paths,
     )
     .await?;
-    let sources: Vec<_> = batch
-        .visitors
-        .iter()
-        .flat_map(|row| {
-            row.sources
-                .iter()
-                .map(move |s| (row, s.source.to_string(), s.page_loads))
-        })
-        .collect();
     upsert_parts(
         &mut tx,
-        "INSERT INTO visitor_sources (store, day, visitor, source, page_loads) \
-         SELECT * FROM UNNEST($1::text[], $2::date[], $3::text[], $4::text[], $5::int8[]) \
-         ON CONFLICT (store, day, visitor, source) DO UPDATE SET \
+        "INSERT INTO visitor_sources (visitor_day, source, page_loads) \
+         SELECT * FROM UNNEST($1::int8[], $2::text[], $3::int8[]) \
+         ON CONFLICT (visitor_day, source) DO UPDATE SET \
          page_loads = visitor_sources.page_loads + excluded.page_loads",
         &sources,
     )
@@ -244,15 +252,19 @@ pub(crate) async fn enforce_retention(
         }
         query.execute(&mut *tx).await.map_err(failed)?;
     }
-    for table in ["visitor_paths", "visitor_sources", "visitor_days"] {
-        sqlx::query(&format!(
-            "DELETE FROM {table} WHERE store = $1 AND day < $2"
-        ))
-        .bind(store.as_str())
-        .bind(cutoff)
-        .execute(&mut *tx)
-        .await
-        .map_err(failed)?;
+    for sql in [
+        "DELETE FROM visitor_paths WHERE visitor_day IN \
+         (SELECT id FROM visitor_days WHERE store = $1 AND day < $2)",
+        "DELETE FROM visitor_sources WHERE visitor_day IN \
+         (SELECT id FROM visitor_days WHERE store = $1 AND day < $2)",
+        "DELETE FROM visitor_days WHERE store = $1 AND day < $2",
+    ] {
+        sqlx::query(sql)
+            .bind(store.as_str())
+            .bind(cutoff)
+            .execute(&mut *tx)
+            .await
+            .map_err(failed)?;
     }
     if let Some(cutoff) = retention.first_hour(now) {
         // The day totals follow the hourly rows: gone before the cutoff's
@@ -276,34 +288,22 @@ pub(crate) async fn enforce_retention(
     tx.commit().await.map_err(failed)
 }
 
-/// Upserts a visitor-day's paths or sources, given as (row, name, count),
-/// with `sql` taking the columns as five arrays.
-async fn upsert_parts(
+/// Upserts visitor-days' paths or sources, given as (number, name, count),
+/// with `sql` taking the columns as three arrays.
+async fn upsert_parts<Name: AsRef<str>>(
     tx: &mut sqlx::PgConnection,
     sql: &str,
-    parts: &[(&VisitorDay, String, u64)],
+    parts: &[(i64, Name, u64)],
 ) -> Result<(), StoreError> {
     if parts.is_empty() {
         return Ok(());
     }
     sqlx::query(sql)
+        .bind(parts.iter().map(|(id, _, _)| *id).collect::<Vec<_>>())
         .bind(
             parts
                 .iter()
-                .map(|(r, _, _)| r.store.to_string())
-                .collect::<Vec<_>>(),
-        )
-        .bind(parts.iter().map(|(r, _, _)| r.day).collect::<Vec<_>>())
-        .bind(
-            parts
-                .iter()
-                .map(|(r, _, _)| r.visitor.to_string())
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            parts
-                .iter()
-                .map(|(_, name, _)| name.clone())
+                .map(|(_, name, _)| name.as_ref())
                 .collect::<Vec<_>>(),
         )
         .bind(parts.iter().map(|(_, _, n)| int(*n)).collect::<Vec<_>>())

@@ -4,7 +4,7 @@
 //! whatever the batch's size, and is prepared once per connection (sqlx
 //! keeps it), and no row is turned into text (JSON) to be parsed again.
 
-use sqlx::sqlite::{SqliteArguments, SqliteConnection};
+use sqlx::sqlite::{SqliteArguments, SqliteConnection, SqliteRow};
 use sqlx::{Sqlite, query::Query};
 
 use activity::store::StoreError;
@@ -45,16 +45,48 @@ impl Chunked {
         bind: impl Fn(Bound<'q>, &'q T) -> Bound<'q>,
     ) -> Result<(), StoreError> {
         for chunk in rows.chunks(ROWS) {
-            let mut query = sqlx::query(&self.text);
-            for row in chunk {
-                query = bind(query, row);
-            }
-            for _ in 0..(ROWS - chunk.len()) * self.columns {
-                query = query.bind(None::<i64>);
-            }
-            query.execute(&mut *connection).await.map_err(failed)?;
+            self.bound(chunk, &bind)
+                .execute(&mut *connection)
+                .await
+                .map_err(failed)?;
         }
         Ok(())
+    }
+
+    /// Like [`run`](Self::run), for a statement with `RETURNING`: the rows
+    /// it returns, every chunk's.
+    pub(crate) async fn fetch<'q, T>(
+        &'q self,
+        connection: &mut SqliteConnection,
+        rows: &'q [T],
+        bind: impl Fn(Bound<'q>, &'q T) -> Bound<'q>,
+    ) -> Result<Vec<SqliteRow>, StoreError> {
+        let mut returned = Vec::with_capacity(rows.len());
+        for chunk in rows.chunks(ROWS) {
+            returned.extend(
+                self.bound(chunk, &bind)
+                    .fetch_all(&mut *connection)
+                    .await
+                    .map_err(failed)?,
+            );
+        }
+        Ok(returned)
+    }
+
+    /// The statement with `chunk`'s rows bound, padded to [`ROWS`] rows.
+    fn bound<'q, T>(
+        &'q self,
+        chunk: &'q [T],
+        bind: &impl Fn(Bound<'q>, &'q T) -> Bound<'q>,
+    ) -> Bound<'q> {
+        let mut query = sqlx::query(&self.text);
+        for row in chunk {
+            query = bind(query, row);
+        }
+        for _ in 0..(ROWS - chunk.len()) * self.columns {
+            query = query.bind(None::<i64>);
+        }
+        query
     }
 }
 

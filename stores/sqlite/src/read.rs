@@ -113,7 +113,7 @@ fn chosen(limit: Option<i64>) -> (&'static str, &'static str) {
         None => ("ORDER BY day, visitor", ""),
         Some(_) => (
             "ORDER BY day DESC, visitor DESC LIMIT ?3",
-            " AND (day, visitor) IN (SELECT day, visitor FROM visitor_days \
+            " AND (v.day, v.visitor) IN (SELECT day, visitor FROM visitor_days \
              WHERE store = ?1 AND day >= ?2 ORDER BY day DESC, visitor DESC LIMIT ?3)",
         ),
     }
@@ -211,7 +211,9 @@ async fn parts(
 ) -> Result<Vec<(NaiveDate, VisitorToken, String, u64)>, StoreError> {
     let (_, only) = chosen(limit);
     let query = format!(
-        "SELECT day, visitor, {name}, {counted} FROM {table} WHERE store = ?1 AND day >= ?2{only}"
+        "SELECT v.day, v.visitor, p.{name}, p.{counted} \
+         FROM visitor_days v JOIN {table} p ON p.visitor_day = v.id \
+         WHERE v.store = ?1 AND v.day >= ?2{only}"
     );
     let mut query = sqlx::query(&query).bind(store.as_str()).bind(since);
     if let Some(limit) = limit {

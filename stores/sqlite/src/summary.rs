@@ -91,7 +91,7 @@ pub(crate) async fn day_summaries(
         "SELECT day, sources, COUNT(*) AS visitors FROM ( \
            SELECT v.day, group_concat(s.source, ' ') AS sources \
            FROM visitor_days v LEFT JOIN visitor_sources s \
-             ON s.store = v.store AND s.day = v.day AND s.visitor = v.visitor \
+             ON s.visitor_day = v.id \
            WHERE v.store = ?1 AND v.day BETWEEN ?2 AND ?3 AND {people} \
            GROUP BY v.day, v.visitor) \
          GROUP BY day, sources"
@@ -108,7 +108,7 @@ pub(crate) async fn day_summaries(
         "SELECT day, mask, COUNT(*) AS visitors FROM ( \
            SELECT v.day, SUM(DISTINCT f.value->>1) AS mask \
            FROM visitor_days v \
-           JOIN visitor_paths p ON p.store = v.store AND p.day = v.day AND p.visitor = v.visitor \
+           JOIN visitor_paths p ON p.visitor_day = v.id \
            JOIN json_each(?4) f ON f.value->>0 = p.path \
            WHERE v.store = ?1 AND v.day BETWEEN ?2 AND ?3 AND {people} \
            GROUP BY v.day, v.visitor) \

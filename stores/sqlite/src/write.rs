@@ -7,11 +7,13 @@ use std::sync::LazyLock;
 use activity::StoreName;
 use activity::rows::Batch;
 use activity::store::{Retention, StoreError};
+use activity::visitor_numbers::VisitorNumbers;
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::SqlitePool;
 
 use crate::chunks::{Bound, Chunked};
 use crate::failed;
+use crate::read::{self, get};
 use crate::rule;
 use activity::kind_sql;
 
@@ -38,21 +40,6 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
     }
     let requests: Vec<_> = requests.into_iter().collect();
     let marks_per_day: Vec<_> = marks.into_iter().collect();
-    let paths: Vec<_> = batch
-        .visitors
-        .iter()
-        .flat_map(|row| row.top_paths.iter().map(move |path| (row, path)))
-        .collect();
-    let sources: Vec<_> = batch
-        .visitors
-        .iter()
-        .flat_map(|row| {
-            row.sources
-                .iter()
-                .map(move |source| (row, source.source.to_string(), source.page_loads))
-        })
-        .collect();
-
     let mut tx = pool.begin().await.map_err(failed)?;
     HOURS
         .run(&mut tx, &batch.hours, |q, row| {
@@ -65,8 +52,15 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
         })
         .await?;
     DAY_TOTALS.run(&mut tx, &requests, day_count).await?;
-    VISITORS
-        .run(&mut tx, &batch.visitors, |q, row| {
+    // The numbers new visitor-days get, in order; a row already kept keeps
+    // its own (the transaction holds the write lock, so none is taken twice).
+    let first: i64 = sqlx::query_scalar("SELECT coalesce(max(id), 0) + 1 FROM visitor_days")
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(failed)?;
+    let numbered: Vec<_> = batch.visitors.iter().zip(first..).collect();
+    let kept = VISITORS
+        .fetch(&mut tx, &numbered, |q, (row, id)| {
             q.bind(row.store.as_str())
                 .bind(row.day.to_string())
                 .bind(row.visitor.as_str())
@@ -78,24 +72,38 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
                 .bind(int(row.self_reads))
                 .bind(i64::from(row.evidence.0))
                 .bind(i64::from(row.bot_classes.0))
+                .bind(*id)
         })
         .await?;
+    let ids = kept
+        .iter()
+        .map(|row| {
+            let day: &str = get(row, "day")?;
+            Ok((read::day(day)?, get(row, "visitor")?, get(row, "id")?))
+        })
+        .collect::<Result<Vec<_>, StoreError>>()
+        .map(VisitorNumbers::new)?;
+    let mut paths = Vec::new();
+    let mut sources = Vec::new();
+    for row in &batch.visitors {
+        let id = ids.of(row)?;
+        paths.extend(row.top_paths.iter().map(|path| (id, path)));
+        sources.extend(
+            row.sources
+                .iter()
+                .map(|source| (id, source.source.to_string(), source.page_loads)),
+        );
+    }
     PATHS
-        .run(&mut tx, &paths, |q, (row, path)| {
-            q.bind(row.store.as_str())
-                .bind(row.day.to_string())
-                .bind(row.visitor.as_str())
+        .run(&mut tx, &paths, |q, (id, path)| {
+            q.bind(*id)
                 .bind(path.path.as_str())
                 .bind(int(path.requests))
         })
         .await?;
     SOURCES
-        .run(&mut tx, &sources, |q, (row, source, page_loads)| {
-            q.bind(row.store.as_str())
-                .bind(row.day.to_string())
-                .bind(row.visitor.as_str())
-                .bind(source.as_str())
-                .bind(int(*page_loads))
+        .run(&mut tx, &sources, |q, (id, source, page_loads)| {
+            q.bind(*id).bind(source.as_str()).bind(int(*page_loads))
         })
         .await?;
     MARK_FILES
@@ -153,7 +161,7 @@ static DAY_TOTALS: LazyLock<Chunked> = LazyLock::new(|| {
 static VISITORS: LazyLock<Chunked> = LazyLock::new(|| {
     Chunked::new(
         "INSERT INTO visitor_days \
-         (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads, evidence, bot_classes) \
+         (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads, evidence, bot_classes, id) \
          SELECT * FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
          ON CONFLICT (store, day, visitor) DO UPDATE SET \
          network = CASE WHEN excluded.last_seen >= last_seen THEN excluded.network ELSE network END, \
@@ -163,8 +171,9 @@ static VISITORS: LazyLock<Chunked> = LazyLock::new(|| {
          bots = bots + excluded.bots, \
          self_reads = self_reads + excluded.self_reads, \
          evidence = evidence | excluded.evidence, \
-         bot_classes = bot_classes | excluded.bot_classes",
-        11,
+         bot_classes = bot_classes | excluded.bot_classes \
+         RETURNING day, visitor, id",
+        12,
     )
 });
 
@@ -198,21 +207,22 @@ static BOT_DAYS: LazyLock<Chunked> = LazyLock::new(|| {
     )
 });
 
+// A visitor-day's paths and sources are kept under its number.
 static PATHS: LazyLock<Chunked> = LazyLock::new(|| {
     Chunked::new(
-        "INSERT INTO visitor_paths (store, day, visitor, path, requests) \
+        "INSERT INTO visitor_paths (visitor_day, path, requests) \
          SELECT * FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
-         ON CONFLICT (store, day, visitor, path) DO UPDATE SET requests = requests + excluded.requests",
-        5,
+         ON CONFLICT (visitor_day, path) DO UPDATE SET requests = requests + excluded.requests",
+        3,
     )
 });
 
 static SOURCES: LazyLock<Chunked> = LazyLock::new(|| {
     Chunked::new(
-        "INSERT INTO visitor_sources (store, day, visitor, source, page_loads) \
+        "INSERT INTO visitor_sources (visitor_day, source, page_loads) \
          SELECT * FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
-         ON CONFLICT (store, day, visitor, source) DO UPDATE SET page_loads = page_loads + excluded.page_loads",
-        5,
+         ON CONFLICT (visitor_day, source) DO UPDATE SET page_loads = page_loads + excluded.page_loads",
+        3,
     )
 });
 
@@ -270,15 +280,19 @@ pub(crate) async fn enforce_retention(
         }
         query.execute(&mut *tx).await.map_err(failed)?;
     }
-    for table in ["visitor_paths", "visitor_sources", "visitor_days"] {
-        sqlx::query(&format!(
-            "DELETE FROM {table} WHERE store = ?1 AND day < ?2"
-        ))
-        .bind(store.as_str())
-        .bind(&cutoff)
-        .execute(&mut *tx)
-        .await
-        .map_err(failed)?;
+    for sql in [
+        "DELETE FROM visitor_paths WHERE visitor_day IN \
+         (SELECT id FROM visitor_days WHERE store = ?1 AND day < ?2)",
+        "DELETE FROM visitor_sources WHERE visitor_day IN \
+         (SELECT id FROM visitor_days WHERE store = ?1 AND day < ?2)",
+        "DELETE FROM visitor_days WHERE store = ?1 AND day < ?2",
+    ] {
+        sqlx::query(sql)
+            .bind(store.as_str())
+            .bind(&cutoff)
+            .execute(&mut *tx)
+            .await
+            .map_err(failed)?;
     }
     if let Some(cutoff) = retention.first_hour(now).map(|hour| hour.timestamp()) {
         // The day totals follow the hourly rows: gone before the cutoff's

@@ -1,6 +1,6 @@
-//! A store written under the previous schema (before migration 0005 named
-//! the kinds' columns `bots` and `self_reads`) opens under the current one
-//! and keeps every count.
+//! A store written under an older schema (before migration 0005 named the
+//! kinds' columns `bots` and `self_reads`, and before 0007 numbered the
+//! visitor-days) opens under the current one and keeps every count.
 
 use activity::StoreName;
 use activity::holdings;
@@ -8,6 +8,26 @@ use activity::store::{ActivityStore as _, Retention};
 use chrono::{TimeZone, Utc};
 use sqlx::Connection as _;
 use whocomes_sqlite::SqliteStore;
+
+/// Migration 0007 undone: paths and sources kept under the visitor-day's
+/// key, the visitor-days without their numbers.
+const BEFORE_0007: [&str; 11] = [
+    "CREATE TABLE keyed_paths (store TEXT NOT NULL, day TEXT NOT NULL, visitor TEXT NOT NULL, \
+     path TEXT NOT NULL, requests INTEGER NOT NULL, PRIMARY KEY (store, day, visitor, path)) WITHOUT ROWID",
+    "INSERT INTO keyed_paths SELECT v.store, v.day, v.visitor, p.path, p.requests \
+     FROM visitor_paths p JOIN visitor_days v ON v.id = p.visitor_day",
+    "DROP TABLE visitor_paths",
+    "ALTER TABLE keyed_paths RENAME TO visitor_paths",
+    "CREATE TABLE keyed_sources (store TEXT NOT NULL, day TEXT NOT NULL, visitor TEXT NOT NULL, \
+     source TEXT NOT NULL, page_loads INTEGER NOT NULL, PRIMARY KEY (store, day, visitor, source)) WITHOUT ROWID",
+    "INSERT INTO keyed_sources SELECT v.store, v.day, v.visitor, s.source, s.page_loads \
+     FROM visitor_sources s JOIN visitor_days v ON v.id = s.visitor_day",
+    "DROP TABLE visitor_sources",
+    "ALTER TABLE keyed_sources RENAME TO visitor_sources",
+    "DROP INDEX visitor_days_id",
+    "ALTER TABLE visitor_days DROP COLUMN id",
+    "DELETE FROM _sqlx_migrations WHERE version = 7",
+];
 
 #[tokio::test]
 async fn a_store_of_the_previous_schema_keeps_every_count() {
@@ -32,7 +52,7 @@ async fn a_store_of_the_previous_schema_keeps_every_count() {
     let mut old = sqlx::SqliteConnection::connect(&format!("sqlite://{path}"))
         .await
         .expect("opens the file");
-    for sql in holdings::BEFORE_0005 {
+    for sql in BEFORE_0007.into_iter().chain(holdings::BEFORE_0005) {
         sqlx::query(sql).execute(&mut old).await.expect(sql);
     }
     old.close().await.expect("closes");
