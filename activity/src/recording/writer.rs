@@ -29,7 +29,7 @@ use crate::hit::Counter;
 use crate::recorder_stats::{RecorderStats, StatsSnapshot};
 use crate::recording::layer::{ActivityLayer, PeerAddress, socket_addr_extension};
 use crate::rows::{Batch, Seen};
-use crate::store::{ActivityStore, StoreError};
+use crate::store::ActivityStore;
 
 /// How the recorder queues and writes.
 #[derive(Clone, Copy, Debug)]
@@ -172,31 +172,15 @@ async fn run(
     let mut backoff = Duration::from_millis(100);
     let mut retry_at: Option<Instant> = None;
     let mut retention_at = Instant::now();
-    let mut writing: Option<Writing> = None;
-    let mut deadline = Instant::now() + config.flush_every;
     loop {
         let closed = collect(
             &mut queue,
             &closing,
             &mut buffer,
             (flush_hits, max_batch),
-            deadline,
-            writing.as_ref(),
+            Instant::now() + config.flush_every,
         )
         .await;
-        // The write under way ran while this batch was collected (and
-        // folded, below); it ends before the next starts, so at most one is
-        // under way and batches reach the store in the order they arrived.
-        let ready = closed || buffer.len() >= flush_hits || Instant::now() >= deadline;
-        if !ready {
-            // Only the write ended: settle it and go on collecting.
-            if let Some(write) = writing.take() {
-                let failed = settle(write, &mut held, &*store, &stats, config.max_pending_hits);
-                (backoff, retry_at) = next_try(failed.await, backoff);
-            }
-            continue;
-        }
-        deadline = Instant::now() + config.flush_every;
         if !buffer.is_empty() {
             // The signs that need time, in arrival order, before folding.
             for seen in &mut buffer {
@@ -215,103 +199,47 @@ async fn run(
             held.push(Batch::fold_all(&buffer));
             buffer.clear();
         }
-        if let Some(write) = writing.take() {
-            let failed = settle(write, &mut held, &*store, &stats, config.max_pending_hits);
-            (backoff, retry_at) = next_try(failed.await, backoff);
+        let due = retry_at.is_none_or(|at| Instant::now() >= at);
+        if !held.is_empty() && (due || closed) {
+            let batch = held.merged();
+            match store.record(&batch).await {
+                Ok(()) => {
+                    stats.written(batch.hits);
+                    held = Held::default();
+                    backoff = Duration::from_millis(100);
+                    retry_at = None;
+                }
+                Err(error) => {
+                    stats.failed_write();
+                    tracing::warn!(store = %store.name(), %error, hits = batch.hits, "cannot write activity; will retry");
+                    retry_at = Some(Instant::now() + backoff);
+                    // A store that will not recover soon is asked again
+                    // only at the longest wait.
+                    backoff = if error.is_transient() {
+                        (backoff * 2).min(MAX_BACKOFF)
+                    } else {
+                        MAX_BACKOFF
+                    };
+                    held.keep_merged(batch);
+                    let given_up = held.give_up_oldest_beyond(config.max_pending_hits);
+                    if given_up > 0 {
+                        stats.lost(given_up);
+                        tracing::error!(store = %store.name(), hits = given_up, "gave up the oldest held activity: the store has failed too long");
+                    }
+                }
+            }
         }
-        // Between writes, never beside one.
         if Instant::now() >= retention_at {
             if let Err(error) = store.enforce_retention(Utc::now()).await {
                 tracing::warn!(store = %store.name(), %error, "cannot delete expired rows");
             }
             retention_at = Instant::now() + config.retention_every;
         }
-        let due = retry_at.is_none_or(|at| Instant::now() >= at);
-        if !held.is_empty() && due && !closed {
-            writing = Some(Writing::start(store.clone(), &mut held));
-        }
         if closed {
-            finish(&*store, held.merged().0, &stats).await;
+            finish(&*store, held.merged(), &stats).await;
             return;
         }
     }
-}
-
-/// The wait before the next write and the retry time, after a write that
-/// succeeded (`None`) or failed (`Some(transient)`).
-fn next_try(failed: Option<bool>, backoff: Duration) -> (Duration, Option<Instant>) {
-    match failed {
-        None => (Duration::from_millis(100), None),
-        // A store that will not recover soon is asked again only at the
-        // longest wait.
-        Some(transient) => (
-            if transient {
-                (backoff * 2).min(MAX_BACKOFF)
-            } else {
-                MAX_BACKOFF
-            },
-            Some(Instant::now() + backoff),
-        ),
-    }
-}
-
-/// A batch being written on a task of its own, while the writer collects
-/// and folds the next one (the store's work and the fold then share two
-/// cores instead of taking turns on one).
-struct Writing {
-    task: JoinHandle<(Batch, Result<(), StoreError>)>,
-    /// The held batches it covers, from the first.
-    covers: usize,
-    hits: u64,
-}
-
-impl Writing {
-    fn start(store: Arc<dyn ActivityStore>, held: &mut Held) -> Self {
-        let (batch, covers) = held.merged();
-        let hits = batch.hits;
-        let task = tokio::spawn(async move {
-            let result = store.record(&batch).await;
-            (batch, result)
-        });
-        Self { task, covers, hits }
-    }
-}
-
-/// Waits for a write to end and settles what is held: dropped when written,
-/// kept for the next try when not (giving up the oldest beyond `most`).
-/// Returns `None` when written, else whether the failure may soon pass.
-async fn settle(
-    write: Writing,
-    held: &mut Held,
-    store: &dyn ActivityStore,
-    stats: &RecorderStats,
-    most: u64,
-) -> Option<bool> {
-    let (batch, error) = match write.task.await {
-        Ok((batch, Ok(()))) => {
-            stats.written(batch.hits);
-            held.written(write.covers);
-            return None;
-        }
-        Ok((batch, Err(error))) => (batch, error),
-        Err(panicked) => {
-            // The batch went down with the task: its hits cannot be kept.
-            tracing::error!(store = %store.name(), error = %panicked, hits = write.hits, "an activity write stopped abnormally; its hits are lost");
-            stats.failed_write();
-            stats.lost(write.hits);
-            held.written(write.covers);
-            return Some(false);
-        }
-    };
-    stats.failed_write();
-    tracing::warn!(store = %store.name(), %error, hits = batch.hits, "cannot write activity; will retry");
-    held.keep_merged(batch, write.covers);
-    let given_up = held.give_up_oldest_beyond(most);
-    if given_up > 0 {
-        stats.lost(given_up);
-        tracing::error!(store = %store.name(), hits = given_up, "gave up the oldest held activity: the store has failed too long");
-    }
-    Some(error.is_transient())
 }
 
 /// What the writer holds while the store fails: batches in the order they
@@ -338,14 +266,12 @@ impl Held {
     }
 
     /// Every held batch as one write (the merge kept from the last failed
-    /// try, plus what arrived since), and how many held batches it covers.
-    /// Settle it with [`written`](Self::written), or hand it back with
+    /// try, plus what arrived since). Hand it back with
     /// [`keep_merged`](Self::keep_merged) if the write fails.
-    fn merged(&mut self) -> (Batch, usize) {
-        let covers = self.batches.len();
-        let batch = match self.merged.take() {
+    fn merged(&mut self) -> Batch {
+        match self.merged.take() {
             // The common case, a store that keeps up: one batch, no copy.
-            None if covers == 1 => std::mem::take(&mut self.batches[0]),
+            None if self.batches.len() == 1 => std::mem::take(&mut self.batches[0]),
             None => self
                 .batches
                 .iter()
@@ -357,22 +283,15 @@ impl Held {
                 .skip(from)
                 .cloned()
                 .fold(base, Batch::merge),
-        };
-        (batch, covers)
+        }
     }
 
-    /// The first `covers` batches are written: they are no longer held.
-    fn written(&mut self, covers: usize) {
-        self.batches.drain(..covers.min(self.batches.len()));
-        self.merged = None;
-    }
-
-    /// Keeps the merge of the first `covers` held batches for the next try.
-    fn keep_merged(&mut self, batch: Batch, covers: usize) {
-        if covers == 1 {
+    /// Keeps the merge of every held batch for the next try.
+    fn keep_merged(&mut self, batch: Batch) {
+        if self.batches.len() == 1 {
             self.batches[0] = batch;
         } else {
-            self.merged = Some((covers, batch));
+            self.merged = Some((self.batches.len(), batch));
         }
     }
 
@@ -400,17 +319,15 @@ impl Held {
 const TICK: Duration = Duration::from_millis(10);
 
 /// Fills `buffer` until it holds `flush` hits or `deadline` passes, then takes
-/// whatever else is already waiting, up to `most`; or until the write under
-/// way ends. Returns `true` once the queue is closed and empty (the server
-/// stopped: every sender is gone, or `closing` says the writer is told to
-/// finish).
+/// whatever else is already waiting, up to `most`. Returns `true` once the
+/// queue is closed and empty (the server stopped: every sender is gone, or
+/// `closing` says the writer is told to finish).
 async fn collect(
     queue: &mut mpsc::Receiver<Seen>,
     closing: &AtomicBool,
     buffer: &mut Vec<Seen>,
     (flush, most): (usize, usize),
     deadline: Instant,
-    writing: Option<&Writing>,
 ) -> bool {
     loop {
         if closing.load(Ordering::Acquire) {
@@ -426,10 +343,7 @@ async fn collect(
         if closed && queue.is_empty() {
             return true;
         }
-        if buffer.len() >= flush
-            || Instant::now() >= deadline
-            || writing.is_some_and(|write| write.task.is_finished())
-        {
+        if buffer.len() >= flush || Instant::now() >= deadline {
             return false;
         }
         tokio::time::sleep(TICK.min(deadline.saturating_duration_since(Instant::now()))).await;
