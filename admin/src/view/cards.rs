@@ -73,10 +73,10 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
             </div>
         </div>
         <ChartCard days lines=store_lines chart_choice=toggles.chart table=toggles.table />
-        <Show when=move || toggles.sources.get()>
+        <Show when=move || super::toggle(toggles.sources)>
             <SourcesCard rows=sources.clone() />
         </Show>
-        <Show when=move || toggles.funnel.get()>
+        <Show when=move || super::toggle(toggles.funnel)>
             <FunnelCard steps=funnel.clone() />
         </Show>
         <BotsCard rows=bots />

@@ -20,18 +20,18 @@ pub(crate) fn ChartCard(
     let dates: Vec<NaiveDate> = days.iter().map(|d| d.day).collect();
     let kinds_svg = chart::stacked_kinds(&days);
     let lines_svg = chart::store_lines(&dates, &lines);
-    let svg = move || match chart_choice.get() {
+    let svg = move || match super::toggle(chart_choice) {
         ChartChoice::Kinds => kinds_svg.clone(),
         ChartChoice::Stores => lines_svg.clone(),
     };
-    let label = move || match chart_choice.get() {
+    let label = move || match super::toggle(chart_choice) {
         ChartChoice::Kinds => {
             "Visitors per day, stacked: people, scanners and crawlers, the site's own reads"
         }
         ChartChoice::Stores => "Requests per day, one line per store",
     };
     let table_class = move || {
-        if table.get() {
+        if super::toggle(table) {
             "figures"
         } else {
             "figures visually-hidden"
@@ -52,7 +52,7 @@ pub(crate) fn ChartCard(
                 <code>"--own-address none"</code> " to count them as people); bots and scanners are under scanners and crawlers."
             </figcaption>
             <div class=table_class>
-                {move || match chart_choice.get() {
+                {move || match super::toggle(chart_choice) {
                     ChartChoice::Kinds => kinds_table_view(&kinds_table).into_any(),
                     ChartChoice::Stores => lines_table_view(&lines_table.0, &lines_table.1).into_any(),
                 }}

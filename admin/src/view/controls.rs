@@ -6,9 +6,10 @@ use super::Toggles;
 use crate::model::RANGES;
 
 /// Which chart is shown.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ChartChoice {
     /// Visitors per day, stacked by kind (the default).
+    #[default]
     Kinds,
     /// Requests per day, one line per store.
     Stores,

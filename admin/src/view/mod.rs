@@ -25,6 +25,14 @@ pub(crate) struct Toggles {
     pub table: RwSignal<bool>,
 }
 
+/// A toggle's value as the cards render. A reader who leaves while the
+/// server renders the cards disposes the toggles before the last steps of
+/// the render read them; those steps then get the default (the page is
+/// thrown away) instead of panicking the request's task.
+pub(crate) fn toggle<T: Clone + Default + Send + Sync + 'static>(signal: RwSignal<T>) -> T {
+    signal.try_get().unwrap_or_default()
+}
+
 /// The Admin tab. Mount it at a route of your app (e.g. `/admin`) and add
 /// [`Admin::layer`](crate::server::Admin::layer) to the server's router.
 #[component]
