@@ -10,6 +10,15 @@ use chrono::NaiveDate;
 use crate::rows::VisitorDay;
 use crate::store::StoreError;
 
+/// A batch's paths and sources under their visitor-days' numbers.
+#[derive(Debug, Default)]
+pub struct Parts<'v> {
+    /// (number, path, requests).
+    pub paths: Vec<(i64, &'v str, u64)>,
+    /// (number, source, page loads).
+    pub sources: Vec<(i64, String, u64)>,
+}
+
 /// Each visitor-day's number, by day and token.
 #[derive(Debug)]
 pub struct VisitorNumbers<'r>(Vec<(NaiveDate, &'r str, i64)>);
@@ -26,6 +35,26 @@ impl<'r> VisitorNumbers<'r> {
     /// retried).
     pub fn of(&self, row: &VisitorDay) -> Result<i64, StoreError> {
         self.find(row.day, row.visitor.as_str())
+    }
+
+    /// The paths and sources of `visitors`, each under its visitor-day's
+    /// number, as (number, path or source, count).
+    pub fn parts<'v>(&self, visitors: &'v [VisitorDay]) -> Result<Parts<'v>, StoreError> {
+        let mut parts = Parts::default();
+        for row in visitors {
+            let id = self.of(row)?;
+            parts.paths.extend(
+                row.top_paths
+                    .iter()
+                    .map(|p| (id, p.path.as_str(), p.requests)),
+            );
+            parts.sources.extend(
+                row.sources
+                    .iter()
+                    .map(|s| (id, s.source.to_string(), s.page_loads)),
+            );
+        }
+        Ok(parts)
     }
 
     fn find(&self, day: NaiveDate, visitor: &str) -> Result<i64, StoreError> {

@@ -117,21 +117,7 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
         .map(|row| Ok((get(row, "day")?, get(row, "visitor")?, get(row, "id")?)))
         .collect::<Result<Vec<_>, StoreError>>()
         .map(VisitorNumbers::new)?;
-    let mut paths = Vec::new();
-    let mut sources = Vec::new();
-    for row in &batch.visitors {
-        let id = ids.of(row)?;
-        paths.extend(
-            row.top_paths
-                .iter()
-                .map(|p| (id, p.path.as_str(), p.requests)),
-        );
-        sources.extend(
-            row.sources
-                .iter()
-                .map(|s| (id, s.source.to_string(), s.page_loads)),
-        );
-    }
+    let parts = ids.parts(&batch.visitors)?;
     if !batch.marks.is_empty() {
         // A browser's evidence on visitor-days already kept; a mark without
         // a row marks nothing. After the visitor rows, so a row of this batch is found.
@@ -180,7 +166,7 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
          SELECT * FROM UNNEST($1::int8[], $2::text[], $3::int8[]) \
          ON CONFLICT (visitor_day, path) DO UPDATE SET \
          requests = visitor_paths.requests + excluded.requests",
-        &paths,
+        &parts.paths,
     )
     .await?;
     upsert_parts(
@@ -189,7 +175,7 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
          SELECT * FROM UNNEST($1::int8[], $2::text[], $3::int8[]) \
          ON CONFLICT (visitor_day, source) DO UPDATE SET \
          page_loads = visitor_sources.page_loads + excluded.page_loads",
-        &sources,
+        &parts.sources,
     )
     .await?;
     tx.commit().await.map_err(failed)

@@ -83,26 +83,14 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
         })
         .collect::<Result<Vec<_>, StoreError>>()
         .map(VisitorNumbers::new)?;
-    let mut paths = Vec::new();
-    let mut sources = Vec::new();
-    for row in &batch.visitors {
-        let id = ids.of(row)?;
-        paths.extend(row.top_paths.iter().map(|path| (id, path)));
-        sources.extend(
-            row.sources
-                .iter()
-                .map(|source| (id, source.source.to_string(), source.page_loads)),
-        );
-    }
+    let parts = ids.parts(&batch.visitors)?;
     PATHS
-        .run(&mut tx, &paths, |q, (id, path)| {
-            q.bind(*id)
-                .bind(path.path.as_str())
-                .bind(int(path.requests))
+        .run(&mut tx, &parts.paths, |q, (id, path, requests)| {
+            q.bind(*id).bind(*path).bind(int(*requests))
         })
         .await?;
     SOURCES
-        .run(&mut tx, &sources, |q, (id, source, page_loads)| {
+        .run(&mut tx, &parts.sources, |q, (id, source, page_loads)| {
             q.bind(*id).bind(source.as_str()).bind(int(*page_loads))
         })
         .await?;
