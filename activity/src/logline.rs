@@ -2,14 +2,16 @@
 //! apart: `host ident user [time] "request" status bytes` and, in combined,
 //! `"referer" "user-agent"`. Quoted fields are unescaped (`\"`, `\\`,
 //! `\xHH`). A line that does not fit says why in words that never hold any
-//! of its bytes.
+//! of its bytes. What is read borrows from the line; only a field with an
+//! escape in it is copied.
 
+use std::borrow::Cow;
 use std::net::IpAddr;
 use std::sync::LazyLock;
 
 use crate::address::parse_address;
 use chrono::format::{Item, Parsed, StrftimeItems};
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
 
 /// The longest line read; longer ones are malformed (and never buffered whole).
 pub const MAX_LINE_BYTES: usize = 16 * 1024;
@@ -35,25 +37,25 @@ impl std::str::FromStr for LogFormat {
     }
 }
 
-/// What a log line says about one request.
+/// What a log line says about one request, borrowed from the line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LogRequest {
+pub struct LogRequest<'a> {
     /// The client's address.
     pub peer: IpAddr,
     /// When it was received, in UTC.
     pub at: DateTime<Utc>,
     /// The method.
-    pub method: String,
+    pub method: Cow<'a, str>,
     /// The request target, as logged (path and query).
-    pub target: Vec<u8>,
+    pub target: Cow<'a, [u8]>,
     /// The answer's status code.
     pub status: u16,
     /// The `Referer` header, if logged and not `-`.
-    pub referer: Option<String>,
+    pub referer: Option<Cow<'a, str>>,
     /// The `User-Agent` header, if logged and not `-`.
-    pub user_agent: Option<String>,
+    pub user_agent: Option<Cow<'a, str>>,
     /// The request line's protocol (`HTTP/1.1`; `HTTP/0.9` when none).
-    pub protocol: String,
+    pub protocol: Cow<'a, str>,
 }
 
 /// Why a line is not a request. The words never hold the line's bytes.
@@ -84,7 +86,7 @@ pub enum LineError {
 }
 
 /// Reads one line (without its line ending).
-pub fn parse(line: &[u8], format: LogFormat) -> Result<LogRequest, LineError> {
+pub fn parse(line: &[u8], format: LogFormat) -> Result<LogRequest<'_>, LineError> {
     if line.len() > MAX_LINE_BYTES {
         return Err(LineError::TooLong);
     }
@@ -99,7 +101,7 @@ pub fn parse(line: &[u8], format: LogFormat) -> Result<LogRequest, LineError> {
     let at = rest.bracketed().ok_or(LineError::Truncated)?;
     let at = parse_time(at)?;
     let request = rest.quoted()?.ok_or(LineError::Truncated)?;
-    let (method, target, protocol) = request_line(&request)?;
+    let (method, target, protocol) = request_line(request)?;
     let status = rest.word().ok_or(LineError::Truncated)?;
     let status = std::str::from_utf8(status)
         .ok()
@@ -142,6 +144,11 @@ static TIME_FORMAT: LazyLock<Vec<Item<'static>>> = LazyLock::new(|| {
 });
 
 fn parse_time(text: &[u8]) -> Result<DateTime<Utc>, LineError> {
+    usual_time(text).map_or_else(|| any_time(text), Ok)
+}
+
+/// The time in any form chrono reads for the log's format.
+fn any_time(text: &[u8]) -> Result<DateTime<Utc>, LineError> {
     let text = std::str::from_utf8(text).map_err(|_| LineError::BadTime)?;
     let mut parsed = Parsed::new();
     chrono::format::parse(&mut parsed, text, TIME_FORMAT.iter())
@@ -150,8 +157,77 @@ fn parse_time(text: &[u8]) -> Result<DateTime<Utc>, LineError> {
         .map_err(|_| LineError::BadTime)
 }
 
+/// The time as nearly every server writes it (`10/Oct/2000:13:55:36 -0700`:
+/// two-digit day, English month, four-digit year, two-digit fields, an
+/// offset under a day), read without chrono's general parser; anything else
+/// (`None`) is left to that parser, so both read a time alike.
+fn usual_time(text: &[u8]) -> Option<DateTime<Utc>> {
+    const MONTHS: [&[u8; 3]; 12] = [
+        b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov",
+        b"Dec",
+    ];
+    let text: &[u8; 26] = text.try_into().ok()?;
+    let number = |from: usize, digits: usize| {
+        text[from..from + digits].iter().try_fold(0u32, |sum, b| {
+            b.is_ascii_digit().then(|| sum * 10 + u32::from(b - b'0'))
+        })
+    };
+    let punctuation = [
+        (2, b'/'),
+        (6, b'/'),
+        (11, b':'),
+        (14, b':'),
+        (17, b':'),
+        (20, b' '),
+    ];
+    if !punctuation.iter().all(|(at, b)| text[*at] == *b) {
+        return None;
+    }
+    let month = MONTHS.iter().position(|name| text[3..6] == name[..])?;
+    let date = NaiveDate::from_ymd_opt(
+        i32::try_from(number(7, 4)?).ok()?,
+        u32::try_from(month).ok()? + 1,
+        number(0, 2)?,
+    )?;
+    let local = date.and_hms_opt(number(12, 2)?, number(15, 2)?, number(18, 2)?)?;
+    let (hours, minutes) = (number(22, 2)?, number(24, 2)?);
+    if hours > 23 || minutes > 59 {
+        return None;
+    }
+    let seconds = i32::try_from(hours * 3600 + minutes * 60).ok()?;
+    let offset = match text[21] {
+        b'+' => FixedOffset::east_opt(seconds)?,
+        b'-' => FixedOffset::west_opt(seconds)?,
+        _ => return None,
+    };
+    Some(
+        local
+            .and_local_timezone(offset)
+            .single()?
+            .with_timezone(&Utc),
+    )
+}
+
+/// A method, target and protocol, borrowed from the request field or owned
+/// with it (when the field had escapes).
+type RequestLine<'a> = (Cow<'a, str>, Cow<'a, [u8]>, Cow<'a, str>);
+
 /// `METHOD TARGET PROTOCOL` (HTTP/0.9's `METHOD TARGET` too, whose protocol is `HTTP/0.9`).
-fn request_line(request: &[u8]) -> Result<(String, Vec<u8>, String), LineError> {
+fn request_line(request: Cow<'_, [u8]>) -> Result<RequestLine<'_>, LineError> {
+    match request {
+        Cow::Borrowed(request) => request_parts(request),
+        Cow::Owned(request) => {
+            let (method, target, protocol) = request_parts(&request)?;
+            Ok((
+                Cow::Owned(method.into_owned()),
+                Cow::Owned(target.into_owned()),
+                Cow::Owned(protocol.into_owned()),
+            ))
+        }
+    }
+}
+
+fn request_parts(request: &[u8]) -> Result<RequestLine<'_>, LineError> {
     let mut parts = request.split(|b| *b == b' ').filter(|p| !p.is_empty());
     let method = parts.next().ok_or(LineError::NotHttp)?;
     let target = parts.next().ok_or(LineError::NotHttp)?;
@@ -165,23 +241,30 @@ fn request_line(request: &[u8]) -> Result<(String, Vec<u8>, String), LineError> 
     {
         return Err(LineError::NotHttp);
     }
-    let method = String::from_utf8(method.to_vec()).map_err(|_| LineError::NotHttp)?;
+    let method = std::str::from_utf8(method).map_err(|_| LineError::NotHttp)?;
     let protocol = match protocol {
-        Some(protocol) => String::from_utf8(protocol.to_vec()).map_err(|_| LineError::NotHttp)?,
-        None => "HTTP/0.9".to_owned(),
+        Some(protocol) => std::str::from_utf8(protocol).map_err(|_| LineError::NotHttp)?,
+        None => "HTTP/0.9",
     };
-    Ok((method, target.to_vec(), protocol))
+    Ok((
+        Cow::Borrowed(method),
+        Cow::Borrowed(target),
+        Cow::Borrowed(protocol),
+    ))
 }
 
 /// A logged header as the live layer would read it: `-` is none, and so is
 /// a value with bytes an HTTP header value cannot be read as text with
 /// (anything but visible ASCII, space and tab), as `http`'s `to_str` refuses it.
-fn header(value: Vec<u8>) -> Option<String> {
+fn header(value: Cow<'_, [u8]>) -> Option<Cow<'_, str>> {
     let readable = |b: &u8| *b == b'\t' || (b' '..=b'~').contains(b);
-    if value.is_empty() || value == b"-" || !value.iter().all(readable) {
+    if value.is_empty() || *value == b"-"[..] || !value.iter().all(readable) {
         return None;
     }
-    String::from_utf8(value).ok()
+    match value {
+        Cow::Borrowed(value) => std::str::from_utf8(value).ok().map(Cow::Borrowed),
+        Cow::Owned(value) => String::from_utf8(value).ok().map(Cow::Owned),
+    }
 }
 
 /// The rest of a line, read field by field.
@@ -216,20 +299,29 @@ impl<'a> Fields<'a> {
         Some(&inner[..end])
     }
 
-    /// The next `"…"` field, unescaped; `None` when the line has ended.
-    fn quoted(&mut self) -> Result<Option<Vec<u8>>, LineError> {
+    /// The next `"…"` field, unescaped (borrowed when it has no escape);
+    /// `None` when the line has ended.
+    fn quoted(&mut self) -> Result<Option<Cow<'a, [u8]>>, LineError> {
         self.skip_spaces();
         if self.0.is_empty() {
             return Ok(None);
         }
         let mut bytes = self.0.strip_prefix(b"\"").ok_or(LineError::BadQuoting)?;
+        match memchr::memchr2(b'"', b'\\', bytes) {
+            None => return Err(LineError::BadQuoting),
+            Some(end) if bytes[end] == b'"' => {
+                self.0 = &bytes[end + 1..];
+                return Ok(Some(Cow::Borrowed(&bytes[..end])));
+            }
+            Some(_) => {}
+        }
         let mut value = Vec::new();
         loop {
             match bytes {
                 [] => return Err(LineError::BadQuoting),
                 [b'"', rest @ ..] => {
                     self.0 = rest;
-                    return Ok(Some(value));
+                    return Ok(Some(Cow::Owned(value)));
                 }
                 [b'\\', b'x', high, low, rest @ ..]
                     if high.is_ascii_hexdigit() && low.is_ascii_hexdigit() =>
@@ -283,7 +375,7 @@ mod tests {
         assert_eq!(request.peer.to_string(), "203.0.113.9");
         assert_eq!(request.at.to_rfc3339(), "2015-05-17T08:05:03+00:00", "UTC");
         assert_eq!(request.method, "GET");
-        assert_eq!(request.target, b"/about?x=1");
+        assert_eq!(*request.target, b"/about?x=1"[..]);
         assert_eq!(request.status, 404);
         assert_eq!(
             request.referer.as_deref(),
@@ -366,6 +458,58 @@ mod tests {
         let request = parse(line.as_bytes(), LogFormat::Combined).expect("a request");
         assert_eq!(request.referer, None);
         assert_eq!(request.user_agent.as_deref(), Some("Mozilla/5.0"));
+    }
+
+    #[test]
+    fn the_usual_time_is_read_as_chrono_reads_it() {
+        let usual = [
+            "10/Oct/2000:13:55:36 -0700",
+            "29/Feb/2024:00:00:00 +0000",
+            "31/Dec/1999:23:59:59 +2359",
+            "01/Jan/2026:00:00:01 -0000",
+            "17/May/2015:10:05:03 +0530",
+        ];
+        let unusual = [
+            "29/Feb/2023:00:00:00 +0000", // no such day
+            "31/Dec/1999:23:59:60 +0000", // a leap second
+            "00/Jan/2026:00:00:00 +0000",
+            "10/oct/2000:13:55:36 -0700",
+            "10/October/2000:13:55:36 -0700",
+            "1/Oct/2000:13:55:36 -0700",
+            "10/Oct/2000:24:00:00 +0000",
+            "10/Oct/2000:13:55:36 +2400",
+            "10/Oct/2000:13:55:36 +0060",
+            "10/Oct/2000:13:55:36 0700",
+            "10/Oct/2000 13:55:36 -0700",
+            "10/Oct/2000:13:5x:36 -0700",
+            "10/Oct/+200:13:55:36 -0700",
+        ];
+        for text in usual {
+            let fast = usual_time(text.as_bytes());
+            assert!(fast.is_some(), "{text} is read without chrono's parser");
+            assert_eq!(
+                fast.ok_or(LineError::BadTime),
+                any_time(text.as_bytes()),
+                "{text}"
+            );
+        }
+        for text in unusual {
+            assert_eq!(
+                usual_time(text.as_bytes()),
+                None,
+                "{text} is left to chrono"
+            );
+        }
+    }
+
+    #[test]
+    fn fields_without_escapes_are_borrowed() {
+        let line = r#"203.0.113.9 - - [17/May/2015:10:05:03 +0200] "GET /a HTTP/1.1" 200 1 "-" "Mozilla/5.0 \"x\"""#;
+        let request = parse(line.as_bytes(), LogFormat::Combined).expect("a request");
+        assert!(matches!(request.target, Cow::Borrowed(b"/a")));
+        assert!(matches!(request.method, Cow::Borrowed("GET")));
+        assert_eq!(request.user_agent.as_deref(), Some("Mozilla/5.0 \"x\""));
+        assert!(matches!(request.user_agent, Some(Cow::Owned(_))));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
-use crate::address::canonical;
+use crate::address::{canonical, write_dotted};
 use crate::short_text::ShortText;
 
 /// The site's secret key. Its `Debug` output never shows the bytes.
@@ -112,7 +112,7 @@ pub fn token_address(ip: Option<IpAddr>) -> String {
 /// Writes [`token_address`] into `out` without making a string first.
 fn write_token_address(out: &mut impl std::fmt::Write, ip: Option<IpAddr>) -> std::fmt::Result {
     match ip.map(canonical) {
-        Some(IpAddr::V4(v4)) => write!(out, "{v4}"),
+        Some(IpAddr::V4(v4)) => write_dotted(out, &v4.octets()),
         Some(IpAddr::V6(v6)) => {
             let prefix = u128::from(v6) & (u128::MAX << 64);
             // std writes IPv6 in RFC 5952 form: lowercase, longest zero run as `::`.

@@ -71,7 +71,7 @@ pub fn next_line(input: &mut dyn BufRead, line: &mut Line, cap: usize) -> io::Re
         if available.is_empty() {
             break;
         }
-        let (chunk, found) = match available.iter().position(|b| *b == b'\n') {
+        let (chunk, found) = match memchr::memchr(b'\n', available) {
             Some(end) => (&available[..end], true),
             None => (available, false),
         };

@@ -209,7 +209,7 @@ impl Run<'_> {
     }
 
     /// Counts one request exactly as the live layer would.
-    async fn request(&mut self, request: &LogRequest) -> anyhow::Result<()> {
+    async fn request(&mut self, request: &LogRequest<'_>) -> anyhow::Result<()> {
         let view = RequestView {
             method: &request.method,
             target: &request.target,

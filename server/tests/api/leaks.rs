@@ -65,7 +65,7 @@ fn corpus(needles: &mut Needles) -> Vec<Send> {
                 elsewhere.push_str(rest);
                 elsewhere.push('\n');
             }
-            let Ok(target) = String::from_utf8(request.target.clone()) else {
+            let Ok(target) = String::from_utf8(request.target.to_vec()) else {
                 continue;
             };
             if !target.starts_with('/') {
@@ -75,8 +75,8 @@ fn corpus(needles: &mut Needles) -> Vec<Send> {
             sends.push(Send {
                 forwarded_for: request.peer.to_string(),
                 target,
-                agent: request.user_agent.unwrap_or_default(),
-                referer: request.referer,
+                agent: request.user_agent.unwrap_or_default().into_owned(),
+                referer: request.referer.map(|referer| referer.into_owned()),
             });
         }
     }
