@@ -68,6 +68,13 @@ fn without_scheme_and_host(target: &[u8]) -> &[u8] {
 }
 
 fn encode(raw: &[u8]) -> String {
+    // Nearly every path is visible ASCII without `@`: kept as it is.
+    if raw
+        .iter()
+        .all(|&byte| byte.is_ascii_graphic() && byte != b'@')
+    {
+        return raw.iter().map(|&byte| char::from(byte)).collect();
+    }
     let mut out = String::with_capacity(raw.len());
     for chunk in raw.utf8_chunks() {
         for c in chunk.valid().chars() {

@@ -117,7 +117,7 @@ pub fn tag_of(query: &[u8], parameters: &[String]) -> Option<String> {
                 Some(at) => (&pair[..at], &pair[at + 1..]),
                 None => (pair, &b""[..]),
             };
-            if !decode(name).eq_ignore_ascii_case(wanted) {
+            if !name_is(name, wanted) {
                 return None;
             }
             let tag: String = decode(value)
@@ -129,6 +129,16 @@ pub fn tag_of(query: &[u8], parameters: &[String]) -> Option<String> {
             (!tag.is_empty()).then_some(tag)
         })
     })
+}
+
+/// Whether a query parameter's raw name is `wanted` (ASCII case aside), as
+/// decoded; a plain ASCII name is compared as it is, without decoding.
+fn name_is(raw: &[u8], wanted: &str) -> bool {
+    if raw.is_ascii() && !raw.iter().any(|&byte| matches!(byte, b'%' | b'+')) {
+        raw.eq_ignore_ascii_case(wanted.as_bytes())
+    } else {
+        decode(raw).eq_ignore_ascii_case(wanted)
+    }
 }
 
 /// Form-style decoding: `+` is a space, `%XX` a byte; bad UTF-8 is replaced.
@@ -328,6 +338,16 @@ mod tests {
             Some("tag:b")
         );
         assert_eq!(source("ref=%F0%9F%98%80", None, None), None);
+        // A name is matched as decoded and whatever its ASCII case.
+        assert_eq!(
+            source("utm%5Fsource=Mail", None, None).as_deref(),
+            Some("tag:mail")
+        );
+        assert_eq!(source("REF=Mail", None, None).as_deref(), Some("tag:mail"));
+        assert_eq!(
+            source("re%66=Mail", None, None).as_deref(),
+            Some("tag:mail")
+        );
         let long = format!("ref={}", "a".repeat(100));
         assert_eq!(
             source(&long, None, None).map(|s| s.len()),
