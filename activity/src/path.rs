@@ -73,7 +73,8 @@ fn encode(raw: &[u8]) -> String {
         .iter()
         .all(|&byte| byte.is_ascii_graphic() && byte != b'@')
     {
-        return raw.iter().map(|&byte| char::from(byte)).collect();
+        // ASCII is UTF-8: this copies the bytes once and replaces nothing.
+        return String::from_utf8_lossy(raw).into_owned();
     }
     let mut out = String::with_capacity(raw.len());
     for chunk in raw.utf8_chunks() {
