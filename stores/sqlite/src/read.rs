@@ -27,14 +27,15 @@ where
     row.try_get(column).map_err(|_| invalid(column))
 }
 
+/// A row's visitor token, kept as its 16 bytes.
+pub(crate) fn token(row: &sqlx::sqlite::SqliteRow) -> Result<VisitorToken, StoreError> {
+    VisitorToken::from_bytes(get(row, "visitor")?).ok_or_else(|| invalid("visitor token"))
+}
+
 /// The day and token a path or source row belongs to.
 fn key(row: &sqlx::sqlite::SqliteRow) -> Result<(NaiveDate, VisitorToken), StoreError> {
     let day_text: String = get(row, "day")?;
-    let visitor: String = get(row, "visitor")?;
-    Ok((
-        day(&day_text)?,
-        VisitorToken::parse(&visitor).ok_or_else(|| invalid("visitor token"))?,
-    ))
+    Ok((day(&day_text)?, token(row)?))
 }
 
 pub(crate) fn count(value: i64) -> u64 {
@@ -140,12 +141,11 @@ async fn visitors(
     let mut visitors = Vec::with_capacity(rows.len());
     for row in &rows {
         let day_text: String = get(row, "day")?;
-        let visitor_text: String = get(row, "visitor")?;
         let network: String = get(row, "network")?;
         visitors.push(VisitorDay {
             store: store.clone(),
             day: day(&day_text)?,
-            visitor: VisitorToken::parse(&visitor_text).ok_or_else(|| invalid("visitor token"))?,
+            visitor: token(row)?,
             network: Network::parse(&network).ok_or_else(|| invalid("network"))?,
             first_seen: time_ms(get(row, "first_seen")?)?,
             last_seen: time_ms(get(row, "last_seen")?)?,
