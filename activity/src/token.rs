@@ -76,40 +76,6 @@ impl VisitorToken {
     pub fn as_str(&self) -> &str {
         self.0.as_str()
     }
-
-    /// The token as the 16 bytes its hex characters spell (how a store
-    /// may keep it: half the size of the text), in the same order.
-    pub fn to_bytes(&self) -> [u8; 16] {
-        let mut bytes = [0; 16];
-        for (byte, pair) in bytes.iter_mut().zip(self.as_str().as_bytes().chunks(2)) {
-            *byte = (nibble(pair[0]) << 4) | nibble(pair[1]);
-        }
-        bytes
-    }
-
-    /// Reads a token back from the 16 bytes [`to_bytes`](Self::to_bytes) made.
-    pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
-        if bytes.len() != 16 {
-            return None;
-        }
-        let mut text = [0; 32];
-        for (pair, byte) in text.chunks_mut(2).zip(bytes) {
-            pair[0] = HEX[usize::from(byte >> 4)];
-            pair[1] = HEX[usize::from(byte & 15)];
-        }
-        std::str::from_utf8(&text).ok().and_then(Self::parse)
-    }
-}
-
-/// A token's characters, by value.
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
-/// The value of one lowercase hex character (a token holds nothing else).
-fn nibble(hex: u8) -> u8 {
-    match hex {
-        b'0'..=b'9' => hex - b'0',
-        _ => hex - b'a' + 10,
-    }
 }
 
 impl std::fmt::Display for VisitorToken {
@@ -167,6 +133,7 @@ pub fn visitor_token(key: &VisitorKey, day: NaiveDate, ip: Option<IpAddr>) -> Vi
     let mut mac = key.0.clone();
     mac.update(message.as_str().as_bytes());
     let digest = mac.finalize().into_bytes();
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut hex = [0u8; 32];
     for (pair, byte) in hex.chunks_exact_mut(2).zip(&digest[..16]) {
         pair[0] = HEX[usize::from(byte >> 4)];
@@ -226,33 +193,6 @@ mod tests {
         assert_eq!(token_address(ip("2001:db8:1:2:3:4:5:6")), "2001:db8:1:2::");
         assert_eq!(token_address(ip("::1")), "::");
         assert_eq!(token_address(None), "x");
-    }
-
-    #[test]
-    fn a_token_as_bytes_reads_back_the_same_and_keeps_its_order() {
-        let key = VisitorKey::from_text("k").expect("a key");
-        let mut tokens: Vec<_> = (0..=255u8)
-            .map(|octet| visitor_token(&key, day("2026-12-02"), ip(&format!("198.51.100.{octet}"))))
-            .collect();
-        tokens.sort();
-        let bytes: Vec<_> = tokens.iter().map(VisitorToken::to_bytes).collect();
-        assert!(
-            bytes.windows(2).all(|pair| pair[0] < pair[1]),
-            "the same order"
-        );
-        for (token, bytes) in tokens.iter().zip(&bytes) {
-            assert_eq!(VisitorToken::from_bytes(bytes).as_ref(), Some(token));
-        }
-        let every_digit = VisitorToken::parse("0123456789abcdeffedcba9876543210").expect("a token");
-        assert_eq!(
-            every_digit.to_bytes(),
-            [
-                0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54,
-                0x32, 0x10
-            ]
-        );
-        assert_eq!(VisitorToken::from_bytes(&[0; 15]), None);
-        assert_eq!(VisitorToken::from_bytes(&[0; 17]), None);
     }
 
     #[test]

@@ -27,15 +27,14 @@ where
     row.try_get(column).map_err(|_| invalid(column))
 }
 
-/// A row's visitor token, kept as its 16 bytes.
-pub(crate) fn token(row: &sqlx::sqlite::SqliteRow) -> Result<VisitorToken, StoreError> {
-    VisitorToken::from_bytes(get(row, "visitor")?).ok_or_else(|| invalid("visitor token"))
-}
-
 /// The day and token a path or source row belongs to.
 fn key(row: &sqlx::sqlite::SqliteRow) -> Result<(NaiveDate, VisitorToken), StoreError> {
     let day_text: String = get(row, "day")?;
-    Ok((day(&day_text)?, token(row)?))
+    let visitor: String = get(row, "visitor")?;
+    Ok((
+        day(&day_text)?,
+        VisitorToken::parse(&visitor).ok_or_else(|| invalid("visitor token"))?,
+    ))
 }
 
 pub(crate) fn count(value: i64) -> u64 {
@@ -141,11 +140,12 @@ async fn visitors(
     let mut visitors = Vec::with_capacity(rows.len());
     for row in &rows {
         let day_text: String = get(row, "day")?;
+        let visitor_text: String = get(row, "visitor")?;
         let network: String = get(row, "network")?;
         visitors.push(VisitorDay {
             store: store.clone(),
             day: day(&day_text)?,
-            visitor: token(row)?,
+            visitor: VisitorToken::parse(&visitor_text).ok_or_else(|| invalid("visitor token"))?,
             network: Network::parse(&network).ok_or_else(|| invalid("network"))?,
             first_seen: time_ms(get(row, "first_seen")?)?,
             last_seen: time_ms(get(row, "last_seen")?)?,

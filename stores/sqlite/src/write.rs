@@ -52,13 +52,18 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
         })
         .await?;
     DAY_TOTALS.run(&mut tx, &requests, day_count).await?;
-    // A new visitor-day's number is its row number, the highest + 1 (the
-    // transaction holds the write lock); a row already kept keeps its own.
+    // The numbers new visitor-days get, in order; a row already kept keeps
+    // its own (the transaction holds the write lock, so none is taken twice).
+    let first: i64 = sqlx::query_scalar("SELECT coalesce(max(id), 0) + 1 FROM visitor_days")
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(failed)?;
+    let numbered: Vec<_> = batch.visitors.iter().zip(first..).collect();
     let kept = VISITORS
-        .fetch(&mut tx, &batch.visitors, |q, row| {
+        .fetch(&mut tx, &numbered, |q, (row, id)| {
             q.bind(row.store.as_str())
                 .bind(row.day.to_string())
-                .bind(row.visitor.to_bytes().to_vec())
+                .bind(row.visitor.as_str())
                 .bind(row.network.as_str())
                 .bind(row.first_seen.timestamp_millis())
                 .bind(row.last_seen.timestamp_millis())
@@ -67,21 +72,17 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
                 .bind(int(row.self_reads))
                 .bind(i64::from(row.evidence.0))
                 .bind(i64::from(row.bot_classes.0))
+                .bind(*id)
         })
         .await?;
-    let tokens = kept
+    let ids = kept
         .iter()
         .map(|row| {
             let day: &str = get(row, "day")?;
-            Ok((read::day(day)?, read::token(row)?, get(row, "id")?))
+            Ok((read::day(day)?, get(row, "visitor")?, get(row, "id")?))
         })
-        .collect::<Result<Vec<_>, StoreError>>()?;
-    let ids = VisitorNumbers::new(
-        tokens
-            .iter()
-            .map(|(day, token, id)| (*day, token.as_str(), *id))
-            .collect(),
-    );
+        .collect::<Result<Vec<_>, StoreError>>()
+        .map(VisitorNumbers::new)?;
     let parts = ids.parts(&batch.visitors)?;
     PATHS
         .run(&mut tx, &parts.paths, |q, (id, path, requests)| {
@@ -97,7 +98,7 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
         .run(&mut tx, &batch.marks, |q, mark| {
             q.bind(mark.store.as_str())
                 .bind(mark.day.to_string())
-                .bind(mark.visitor.to_bytes().to_vec())
+                .bind(mark.visitor.as_str())
         })
         .await?;
     COUNT_MARKS.run(&mut tx, &marks_per_day, day_count).await?;
@@ -148,7 +149,7 @@ static DAY_TOTALS: LazyLock<Chunked> = LazyLock::new(|| {
 static VISITORS: LazyLock<Chunked> = LazyLock::new(|| {
     Chunked::new(
         "INSERT INTO visitor_days \
-         (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads, evidence, bot_classes) \
+         (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads, evidence, bot_classes, id) \
          SELECT * FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
          ON CONFLICT (store, day, visitor) DO UPDATE SET \
          network = CASE WHEN excluded.last_seen >= last_seen THEN excluded.network ELSE network END, \
@@ -160,7 +161,7 @@ static VISITORS: LazyLock<Chunked> = LazyLock::new(|| {
          evidence = evidence | excluded.evidence, \
          bot_classes = bot_classes | excluded.bot_classes \
          RETURNING day, visitor, id",
-        11,
+        12,
     )
 });
 

@@ -1,7 +1,6 @@
 //! A store written under an older schema (before migration 0005 named the
-//! kinds' columns `bots` and `self_reads`, before 0007 numbered the
-//! visitor-days and before 0008 kept their tokens as bytes) opens under the
-//! current one and keeps every count.
+//! kinds' columns `bots` and `self_reads`, and before 0007 numbered the
+//! visitor-days) opens under the current one and keeps every count.
 
 use activity::StoreName;
 use activity::holdings;
@@ -9,22 +8,6 @@ use activity::store::{ActivityStore as _, Retention};
 use chrono::{TimeZone, Utc};
 use sqlx::Connection as _;
 use whocomes_sqlite::SqliteStore;
-
-/// Migration 0008 undone: the visitor-days keyed by (store, day, token),
-/// the token as text, their number a column of its own.
-const BEFORE_0008: [&str; 6] = [
-    "CREATE TABLE keyed_days (store TEXT NOT NULL, day TEXT NOT NULL, visitor TEXT NOT NULL, \
-     network TEXT NOT NULL, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, \
-     requests INTEGER NOT NULL, bots INTEGER NOT NULL, self_reads INTEGER NOT NULL, \
-     evidence INTEGER NOT NULL, bot_classes INTEGER NOT NULL, id INTEGER NOT NULL, \
-     PRIMARY KEY (store, day, visitor)) WITHOUT ROWID",
-    "INSERT INTO keyed_days SELECT store, day, lower(hex(visitor)), network, first_seen, \
-     last_seen, requests, bots, self_reads, evidence, bot_classes, id FROM visitor_days",
-    "DROP TABLE visitor_days",
-    "ALTER TABLE keyed_days RENAME TO visitor_days",
-    "CREATE UNIQUE INDEX visitor_days_id ON visitor_days (id)",
-    "DELETE FROM _sqlx_migrations WHERE version = 8",
-];
 
 /// Migration 0007 undone: paths and sources kept under the visitor-day's
 /// key, the visitor-days without their numbers.
@@ -69,11 +52,7 @@ async fn a_store_of_the_previous_schema_keeps_every_count() {
     let mut old = sqlx::SqliteConnection::connect(&format!("sqlite://{path}"))
         .await
         .expect("opens the file");
-    for sql in BEFORE_0008
-        .into_iter()
-        .chain(BEFORE_0007)
-        .chain(holdings::BEFORE_0005)
-    {
+    for sql in BEFORE_0007.into_iter().chain(holdings::BEFORE_0005) {
         sqlx::query(sql).execute(&mut old).await.expect(sql);
     }
     old.close().await.expect("closes");
