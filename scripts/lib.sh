@@ -33,3 +33,16 @@ as_root() {
 
 # Seconds since the epoch, for step timings.
 now() { date +%s; }
+
+# Puts wasm-opt from the npm `binaryen` package on PATH (installed under
+# target/tools on first use): cargo-leptos runs it on a release build, and
+# would otherwise download it; Debian's binaryen makes wasm that does not hydrate.
+use_npm_wasm_opt() {
+  local tools="$ROOT/target/tools"
+  if [ ! -x "$tools/node_modules/.bin/wasm-opt" ]; then
+    say "Installing wasm-opt (npm binaryen) under target/tools"
+    mkdir -p "$tools"
+    (cd "$tools" && npm install --silent --no-save --prefix "$tools" binaryen@132 >/dev/null)
+  fi
+  export PATH="$tools/node_modules/.bin:$PATH"
+}

@@ -66,6 +66,17 @@ pub enum Command {
     /// beside the site's own counts. The same `--seed` gives the same
     /// history; loading again counts no day twice.
     Demo(Box<crate::demo::DemoArgs>),
+    /// Compress the built site's files once (brotli and gzip beside each
+    /// file under `pkg/`), as `serve` does at start when it may write
+    /// there. For a release installed where the server cannot write.
+    CompressSite(CompressSiteArgs),
+}
+
+/// Which site to compress.
+#[derive(Clone, Debug, Args)]
+pub struct CompressSiteArgs {
+    /// Folder of the built site (holding `pkg/`).
+    pub site_root: PathBuf,
 }
 
 /// How to explain requests: the same counting flags as `serve`.
@@ -87,8 +98,10 @@ pub struct ServeArgs {
 
     /// Folder of the built site: the wasm bundle and stylesheet under `pkg/`,
     /// and the files copied from `public/` (favicon, robots.txt, resume.pdf).
-    #[arg(long, env = "WHOCOMES_SITE_ROOT", default_value = "target/site")]
-    pub site_root: PathBuf,
+    /// By default the `site` folder beside the binary (a release, made by
+    /// `scripts/release`), else `target/site` (a build in a checkout).
+    #[arg(long, env = "WHOCOMES_SITE_ROOT")]
+    pub site_root: Option<PathBuf>,
 
     #[command(flatten)]
     pub counting: CountingArgs,
@@ -123,6 +136,21 @@ pub struct ServeArgs {
     pub no_counting: bool,
 }
 
+impl ServeArgs {
+    /// The folder of the built site: `--site-root`, else the `site` folder
+    /// beside the binary if there is one, else `target/site`.
+    pub fn site_root(&self) -> PathBuf {
+        let beside_binary = || {
+            let folder = std::env::current_exe().ok()?.parent()?.join("site");
+            folder.is_dir().then_some(folder)
+        };
+        self.site_root
+            .clone()
+            .or_else(beside_binary)
+            .unwrap_or_else(|| PathBuf::from("target/site"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,9 +161,7 @@ mod tests {
             .into_command()
         {
             Command::Serve(args) => *args,
-            Command::Explain(_) | Command::Export(_) | Command::Import(_) | Command::Demo(_) => {
-                panic!("expected serve")
-            }
+            other => panic!("expected serve, got {other:?}"),
         }
     }
 
@@ -183,7 +209,9 @@ mod tests {
     fn defaults_listen_on_loopback_port_3000() {
         let args = serve_args(&["whocomes"]);
         assert_eq!(args.addr, "127.0.0.1:3000".parse().expect("literal"));
-        assert_eq!(args.site_root, PathBuf::from("target/site"));
+        assert_eq!(args.site_root, None);
+        // A test binary has no `site` folder beside it.
+        assert_eq!(args.site_root(), PathBuf::from("target/site"));
     }
 
     /// A stalled connection is closed within 30 s by default, and no limit

@@ -5,6 +5,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use anyhow::Context as _;
 use clap::Parser as _;
 use server::Application;
 use server::cli::{Cli, Command};
@@ -77,6 +78,20 @@ async fn run(command: Command) -> anyhow::Result<()> {
                 args.seed,
                 server::demo::DEMO_STORE,
                 loaded.tally.counted(),
+            )?;
+            Ok(())
+        }
+        Command::CompressSite(args) => {
+            let pkg = args.site_root.join("pkg");
+            let done = server::precompress::folder(&pkg)
+                .with_context(|| format!("cannot compress the files in {}", pkg.display()))?;
+            writeln!(
+                std::io::stdout().lock(),
+                "{} files compressed ({} KiB as they are, {} KiB as brotli), {} already current",
+                done.files,
+                done.raw_bytes / 1024,
+                done.brotli_bytes / 1024,
+                done.current
             )?;
             Ok(())
         }

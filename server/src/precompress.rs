@@ -75,7 +75,13 @@ pub fn folder(folder: &Path) -> io::Result<Compressed> {
 /// Compresses the site's `pkg/` folder in the background, logging what it did.
 pub fn in_background(pkg: PathBuf) {
     if !pkg.is_dir() {
-        return; // a site root without a built bundle (tests, a bare checkout)
+        // A site root without a built bundle (tests, a bare checkout).
+        tracing::warn!(
+            folder = %pkg.display(),
+            "no built site here: pages are served without their script and stylesheet \
+             (build one with scripts/release or cargo leptos build, or give --site-root)"
+        );
+        return;
     }
     tokio::task::spawn_blocking(move || match folder(&pkg) {
         Ok(done) if done.files > 0 => tracing::info!(

@@ -121,11 +121,9 @@ impl Application {
             .local_addr()
             .context("cannot read the address the listener is bound to")?;
 
-        let site_root = config.site_root.to_str().with_context(|| {
-            format!(
-                "the site root {} is not valid UTF-8",
-                config.site_root.display()
-            )
+        let site_folder = config.site_root();
+        let site_root = site_folder.to_str().with_context(|| {
+            format!("the site root {} is not valid UTF-8", site_folder.display())
         })?;
         let options = LeptosOptions::builder()
             .output_name(OUTPUT_NAME)
@@ -134,7 +132,7 @@ impl Application {
             .site_addr(local_addr)
             .build();
 
-        crate::precompress::in_background(config.site_root.join("pkg"));
+        crate::precompress::in_background(site_folder.join("pkg"));
         let store_name = config.store.store_name()?;
         if config.demo {
             demo(&mut config, &store_name).await?;

@@ -74,23 +74,29 @@ impl TestApp {
     /// Stops the server, then reads what its SQLite file holds.
     pub async fn stop_and_read(mut self) -> (Vec<HourRow>, Vec<VisitorDay>) {
         self.stop().await.expect("stops cleanly");
-        let path = self.data.path().join("activity.db");
-        let store = SqliteStore::open(
-            path.to_str().expect("UTF-8"),
-            StoreName::parse("sqlite").expect("a name"),
-            Retention::default(),
-        )
-        .await
-        .expect("the file is there");
-        let hours = store
-            .hours_since(chrono::DateTime::UNIX_EPOCH)
-            .await
-            .expect("reads");
-        let day = chrono::NaiveDate::from_ymd_opt(2000, 1, 1).expect("a day");
-        let visitors = store.visitors_since(day).await.expect("reads");
-        store.close().await;
-        (hours, visitors)
+        read_folder(self.data.path()).await
     }
+}
+
+/// What the SQLite file in the data folder `data` holds: every hourly row
+/// and visitor-day.
+pub async fn read_folder(data: &std::path::Path) -> (Vec<HourRow>, Vec<VisitorDay>) {
+    let path = data.join("activity.db");
+    let store = SqliteStore::open(
+        path.to_str().expect("UTF-8"),
+        StoreName::parse("sqlite").expect("a name"),
+        Retention::default(),
+    )
+    .await
+    .expect("the file is there");
+    let hours = store
+        .hours_since(chrono::DateTime::UNIX_EPOCH)
+        .await
+        .expect("reads");
+    let day = chrono::NaiveDate::from_ymd_opt(2000, 1, 1).expect("a day");
+    let visitors = store.visitors_since(day).await.expect("reads");
+    store.close().await;
+    (hours, visitors)
 }
 
 impl Drop for TestApp {

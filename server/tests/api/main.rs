@@ -3,6 +3,7 @@
 
 mod admin;
 mod attacks;
+mod deploy;
 mod edge;
 mod explain;
 mod export;

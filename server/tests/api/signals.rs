@@ -61,19 +61,29 @@ fn start_binary(
     (child, url)
 }
 
+/// The binary under test: the one `WHOCOMES_BIN` names (a release), else
+/// this build's.
+pub(crate) fn binary() -> std::path::PathBuf {
+    std::env::var_os("WHOCOMES_BIN")
+        .map_or_else(|| env!("CARGO_BIN_EXE_whocomes").into(), Into::into)
+}
+
 /// [`start_binary`], also giving what the binary writes to stderr (its log).
+/// A release serves the site beside it; this build's binary, the public files.
 pub(crate) fn start_binary_logged(
     data: &std::path::Path,
     settings: &[(&str, &str)],
 ) -> (std::process::Child, String, Arc<Mutex<String>>) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_whocomes"));
+    let mut command = Command::new(binary());
+    if std::env::var_os("WHOCOMES_BIN").is_none() {
+        command.env(
+            "WHOCOMES_SITE_ROOT",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../public"),
+        );
+    }
     command
         .env("WHOCOMES_DATA_DIR", data)
         .env("WHOCOMES_ADDR", "127.0.0.1:0")
-        .env(
-            "WHOCOMES_SITE_ROOT",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/../public"),
-        )
         .env("WHOCOMES_LOG", "info")
         .envs(settings.iter().copied())
         .stdout(Stdio::null())
