@@ -3,8 +3,9 @@
 //! binary (Debian's nginx on loopback ports, a self-signed certificate made
 //! by `openssl`, clients on distinct loopback addresses through `curl
 //! --interface`); and `compress-site`, which a release installed where the
-//! server cannot write relies on. The binary is the one `WHOCOMES_BIN` names (scripts/test
-//! gives the release's), else this build's. Without nginx, openssl, curl or
+//! server cannot write relies on. The binary is the one `WHOCOMES_BIN`
+//! names (scripts/test gives the release's, which must then serve its own
+//! compressed site), else this build's. Without nginx, openssl, curl or
 //! systemd-analyze a test says so and skips, except under CI (`CI=true`),
 //! where a missing tool is a failure.
 
@@ -235,6 +236,16 @@ async fn behind_nginx_each_client_is_its_own_visitor_and_the_cookie_is_secure() 
             let (status, _) = curl(client, &format!("{https}/about"), &[]);
             assert_eq!(status, 200, "{client} through nginx");
         }
+    }
+    // A release serves its own site's files, compressed as a browser asks.
+    if std::env::var_os("WHOCOMES_BIN").is_some() {
+        let (status, headers) = curl(
+            "127.0.0.2",
+            &format!("{https}/pkg/whocomes.wasm"),
+            &["-H", "Accept-Encoding: br"],
+        );
+        assert_eq!(status, 200, "{headers}");
+        assert!(headers.contains("content-encoding: br"), "{headers}");
     }
     // A client that names another address is counted by its own.
     let spoofed = ["-H", "X-Forwarded-For: 203.0.113.9"];
