@@ -5,14 +5,17 @@
 //! --interface`); and `compress-site`, which a release installed where the
 //! server cannot write relies on. The binary is the one `WHOCOMES_BIN`
 //! names (scripts/test gives the release's, which must then serve its own
-//! compressed site), else this build's. Without nginx, openssl, curl or
-//! systemd-analyze a test says so and skips, except under CI (`CI=true`),
-//! where a missing tool is a failure.
+//! compressed site), else this build's. Also its backup commands, run
+//! against a filled store and read back from the copy. Without a tool
+//! (nginx, openssl, curl, systemd-analyze, sqlite3, pg_dump) a test says so
+//! and skips, except under CI (`CI=true`), where a missing tool is a failure.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+use activity::store::ActivityStore as _;
 
 use crate::signals::{binary, sigterm_and_wait, start_binary_logged};
 
@@ -333,4 +336,127 @@ fn compress_site_makes_the_copies_a_read_only_install_needs() {
         error.contains("/nonexistent/site/pkg"),
         "names the folder: {error}"
     );
+}
+
+/// Runs docs/DEPLOY.md's block `name` in `sh`, with `replace` applied and
+/// `env` set; panics with what it said if it fails.
+fn run_block(name: &str, replace: &[(&str, &str)], env: &[(&str, &str)]) {
+    let mut script = tested_block(name);
+    for (from, to) in replace {
+        script = replaced(&script, from, to);
+    }
+    let output = Command::new("sh")
+        .args(["-euc", &script])
+        .envs(env.iter().copied())
+        .output()
+        .expect("sh runs");
+    assert!(
+        output.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The one file `folder` holds.
+fn only_file(folder: &Path) -> PathBuf {
+    let files: Vec<_> = std::fs::read_dir(folder)
+        .expect("reads the folder")
+        .map(|entry| entry.expect("an entry").path())
+        .collect();
+    assert_eq!(files.len(), 1, "one backup: {files:?}");
+    files[0].clone()
+}
+
+#[tokio::test]
+async fn a_sqlite_backup_made_while_serving_keeps_every_count() {
+    let Some(_) = tool("sqlite3") else {
+        return;
+    };
+    let data = tempfile::tempdir().expect("a temporary folder");
+    let backups = tempfile::tempdir().expect("a temporary folder");
+    let live = data.path().join("activity.db");
+    let store = activity_sqlite::SqliteStore::open(
+        live.to_str().expect("UTF-8"),
+        activity::StoreName::parse("sqlite").expect("a name"),
+        activity::store::Retention::default(),
+    )
+    .await
+    .expect("opens");
+    let now = chrono::Utc::now();
+    let written = activity::holdings::fill(&store, now).await;
+    // The store stays open, its writes still in the write-ahead log.
+    assert!(data.path().join("activity.db-wal").exists());
+    let backups_path = backups.path().join("whocomes");
+    run_block(
+        "sqlite-backup",
+        &[
+            (
+                "/var/backups/whocomes",
+                backups_path.to_str().expect("UTF-8"),
+            ),
+            (
+                "/var/lib/whocomes/activity.db",
+                live.to_str().expect("UTF-8"),
+            ),
+        ],
+        &[],
+    );
+    store.close().await;
+
+    let copy = only_file(&backups_path);
+    let restored = activity_sqlite::SqliteStore::open(
+        copy.to_str().expect("UTF-8"),
+        activity::StoreName::parse("sqlite").expect("a name"),
+        activity::store::Retention::default(),
+    )
+    .await
+    .expect("the copy opens");
+    assert_eq!(activity::holdings::read(&restored, now).await, written);
+    restored.close().await;
+}
+
+#[tokio::test]
+async fn a_postgres_backup_restores_with_every_count() {
+    let (Some(_), Some(_)) = (tool("pg_dump"), tool("pg_restore")) else {
+        return;
+    };
+    let Some(url) = activity_postgres::testing::fresh_database().await else {
+        eprintln!("SKIPPED: TEST_DATABASE_URL is not set");
+        return;
+    };
+    let name = activity::StoreName::parse("postgres").expect("a name");
+    let retention = activity::store::Retention::default();
+    let store = activity_postgres::PostgresStore::connect(&url, name.clone(), retention)
+        .await
+        .expect("connects");
+    let now = chrono::Utc::now();
+    let written = activity::holdings::fill(&store, now).await;
+    let backups = tempfile::tempdir().expect("a temporary folder");
+    run_block(
+        "postgres-backup",
+        &[(
+            "/var/backups/whocomes",
+            backups.path().to_str().expect("UTF-8"),
+        )],
+        &[("WHOCOMES_STORE_URL", &url)],
+    );
+    store.close().await;
+
+    let backup = only_file(backups.path());
+    let restored_url = activity_postgres::testing::fresh_database()
+        .await
+        .expect("a second database");
+    run_block(
+        "postgres-restore",
+        &[],
+        &[
+            ("RESTORE_URL", &restored_url),
+            ("BACKUP", backup.to_str().expect("UTF-8")),
+        ],
+    );
+    let restored = activity_postgres::PostgresStore::connect(&restored_url, name, retention)
+        .await
+        .expect("the copy opens");
+    assert_eq!(activity::holdings::read(&restored, now).await, written);
+    restored.close().await;
 }
