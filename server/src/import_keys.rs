@@ -31,9 +31,23 @@ type Material = [u8; 32];
 /// Day keys for imports, kept in a file.
 pub struct ImportDayKeys {
     path: PathBuf,
-    /// Days before this one are forgotten (their visitor rows are gone).
+    /// How many days before the newest a key is kept.
+    keep_days: u32,
+    kept: Mutex<Kept>,
+}
+
+/// The keys, and from which day on they are kept.
+struct Kept {
+    /// Days before this one are forgotten (their visitor rows are gone). A
+    /// followed log moves it on as its lines' days go by.
     oldest_kept: NaiveDate,
-    keys: Mutex<BTreeMap<NaiveDate, (Material, VisitorKey)>>,
+    keys: BTreeMap<NaiveDate, (Material, VisitorKey)>,
+}
+
+/// The first day kept `keep_days` after `day`.
+fn oldest_kept(day: NaiveDate, keep_days: u32) -> NaiveDate {
+    day.checked_sub_days(Days::new(u64::from(keep_days)))
+        .unwrap_or(NaiveDate::MIN)
 }
 
 impl std::fmt::Debug for ImportDayKeys {
@@ -49,9 +63,7 @@ impl ImportDayKeys {
     /// older than `keep_days` before `today`, and writes the file back.
     pub fn open(data_dir: &Path, today: NaiveDate, keep_days: u32) -> anyhow::Result<Self> {
         let path = import_keys_path(data_dir);
-        let oldest_kept = today
-            .checked_sub_days(Days::new(u64::from(keep_days)))
-            .unwrap_or(NaiveDate::MIN);
+        let oldest_kept = oldest_kept(today, keep_days);
         let mut keys = BTreeMap::new();
         if path.exists() {
             let text = std::fs::read_to_string(&path)
@@ -70,24 +82,25 @@ impl ImportDayKeys {
         keys.retain(|day, _| *day >= oldest_kept);
         let kept = Self {
             path,
-            oldest_kept,
-            keys: Mutex::new(keys),
+            keep_days,
+            kept: Mutex::new(Kept { oldest_kept, keys }),
         };
         kept.write(&kept.lock())?;
         Ok(kept)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<NaiveDate, (Material, VisitorKey)>> {
-        self.keys
+    fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
+        self.kept
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Writes every kept day next to the file and renames it over.
-    fn write(&self, keys: &BTreeMap<NaiveDate, (Material, VisitorKey)>) -> anyhow::Result<()> {
-        let text: String = keys
+    fn write(&self, kept: &Kept) -> anyhow::Result<()> {
+        let text: String = kept
+            .keys
             .iter()
-            .filter(|(day, _)| **day >= self.oldest_kept)
+            .filter(|(day, _)| **day >= kept.oldest_kept)
             .map(|(day, (material, _))| format!("{day} {}\n", hex::encode(material)))
             .collect();
         crate::private_file::replace(&self.path, text.as_bytes())
@@ -97,17 +110,24 @@ impl ImportDayKeys {
 
 impl PastKeys for ImportDayKeys {
     fn key(&self, day: NaiveDate) -> VisitorKey {
-        let mut keys = self.lock();
-        if let Some((_, key)) = keys.get(&day) {
+        let mut kept = self.lock();
+        if let Some((_, key)) = kept.keys.get(&day) {
             return key.clone();
         }
         let material = random_material();
         let key = key_of(&material);
-        keys.insert(day, (material, key.clone()));
+        kept.keys.insert(day, (material, key.clone()));
+        // A log followed for longer than the retention: the days its rows
+        // have left are forgotten as new days come.
+        let oldest = oldest_kept(day, self.keep_days).max(kept.oldest_kept);
+        if oldest > kept.oldest_kept {
+            kept.oldest_kept = oldest;
+            kept.keys.retain(|kept_day, _| *kept_day >= oldest);
+        }
         // Kept before any token made with it is: a later run must find it.
         // A day already past the retention is not written (its rows go).
-        if day >= self.oldest_kept
-            && let Err(error) = self.write(&keys)
+        if day >= kept.oldest_kept
+            && let Err(error) = self.write(&kept)
         {
             tracing::error!(
                 "{error:#}: the tokens of {day} will not agree with a later import of the same day"
@@ -171,6 +191,15 @@ mod tests {
         assert!(!on_disk.contains("2026-11-12"));
         assert_eq!(on_disk.lines().count(), 1);
         assert_ne!(visitor_token(&later.key(day(12)), day(12), ip), token);
+        // Followed on: the 20th's lines move the window to the 15th.
+        let _ = later.key(day(20));
+        let on_disk = std::fs::read_to_string(import_keys_path(folder.path())).expect("kept");
+        assert!(on_disk.starts_with("2026-11-20 "), "{on_disk}");
+        assert_eq!(
+            on_disk.lines().count(),
+            1,
+            "the 13th is forgotten: {on_disk}"
+        );
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt as _;

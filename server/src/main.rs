@@ -63,7 +63,11 @@ async fn run(command: Command) -> anyhow::Result<()> {
         }
         Command::Explain(args) => explain(args),
         Command::Import(args) => {
-            let tally = server::import::import(&args).await?;
+            let tally = if args.follow {
+                server::import::follow::follow(&args, server::shutdown::signal()).await?
+            } else {
+                server::import::import(&args).await?
+            };
             write!(std::io::stdout().lock(), "{tally}")?;
             Ok(())
         }

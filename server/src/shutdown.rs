@@ -23,7 +23,7 @@ pub fn signal() -> impl Future<Output = ()> + Send + 'static {
                 match stream {
                     Some(mut stream) => {
                         stream.recv().await;
-                        info!("{name} received: finishing requests in flight, then stopping");
+                        info!("{name} received: finishing what is in flight, then stopping");
                     }
                     None => std::future::pending::<()>().await,
                 }
@@ -41,7 +41,7 @@ pub fn signal() -> impl Future<Output = ()> + Send + 'static {
     #[cfg(not(unix))]
     async {
         match tokio::signal::ctrl_c().await {
-            Ok(()) => info!("Ctrl-C received: finishing requests in flight, then stopping"),
+            Ok(()) => info!("Ctrl-C received: finishing what is in flight, then stopping"),
             Err(error) => {
                 warn!(%error, "cannot listen for Ctrl-C");
                 std::future::pending::<()>().await;

@@ -3,6 +3,9 @@
 //! the SHA-256 of those bytes (`activity::store::Imported`). Importing
 //! again skips that many bytes when the log still starts with exactly them
 //! (the same file, or the same file grown since); any other log is new.
+//! A log imported while it held less than 4 KiB (a log being followed
+//! that has just been created) is found again by the line ends in its
+//! first 4 KiB: its entry is the identity of exactly what was imported.
 
 use std::io::{self, BufRead};
 
@@ -42,7 +45,12 @@ impl Hasher {
 
     /// The log's identity so far (final once 4 KiB have been read).
     pub fn identity(&self) -> String {
-        hex(&Sha256::digest(&self.identity))
+        identity_of(&self.identity)
+    }
+
+    /// The first bytes added (at most 4 KiB): what the log must still start with.
+    pub fn start(&self) -> &[u8] {
+        &self.identity
     }
 
     /// The ledger entry for everything added.
@@ -60,13 +68,44 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The identity of a log that starts with `start` (at most 4 KiB of it count).
+fn identity_of(start: &[u8]) -> String {
+    hex(&Sha256::digest(&start[..start.len().min(IDENTITY_BYTES)]))
+}
+
+/// Looks up the ledger entry for a log that starts with `first` (its first
+/// 4 KiB, or all of it): by its identity, else by each shorter start that
+/// ends a line, longest first, whose entry says exactly that much was
+/// imported (a lookup per line end: a score for a log of usual lines, once
+/// per log new to the ledger).
+async fn entry_for<F, Fut>(first: &[u8], known: &mut F) -> io::Result<Option<Imported>>
+where
+    F: FnMut(String) -> Fut,
+    Fut: Future<Output = io::Result<Option<Imported>>>,
+{
+    if let Some(entry) = known(identity_of(first)).await? {
+        return Ok(Some(entry));
+    }
+    let shorter = memchr::memrchr_iter(b'\n', first)
+        .map(|at| at + 1)
+        .filter(|&end| end < first.len());
+    for end in shorter {
+        if let Some(entry) = known(identity_of(&first[..end])).await?
+            && entry.bytes == end as u64
+        {
+            return Ok(Some(entry));
+        }
+    }
+    Ok(None)
+}
+
 /// Reads the whole log once to decide: its identity, and whether it starts
 /// with the bytes `known` says were imported. `known` is looked up by
 /// identity once the first 4 KiB are read; if that fails, so does the plan
 /// (importing a log whose ledger could not be read might count it twice).
-pub async fn plan<F, Fut>(input: &mut dyn BufRead, known: F) -> io::Result<Plan>
+pub async fn plan<F, Fut>(input: &mut dyn BufRead, mut known: F) -> io::Result<Plan>
 where
-    F: FnOnce(String) -> Fut,
+    F: FnMut(String) -> Fut,
     Fut: Future<Output = io::Result<Option<Imported>>>,
 {
     let mut hasher = Hasher::default();
@@ -80,7 +119,7 @@ where
         filled += read;
     }
     hasher.update(&first[..filled]);
-    let Some(imported) = known(hasher.identity()).await? else {
+    let Some(imported) = entry_for(&first[..filled], &mut known).await? else {
         return Ok(Plan::From(0));
     };
     // Hash exactly `imported.bytes` bytes of the log, if it has them.
@@ -123,9 +162,12 @@ mod tests {
 
     async fn plan_of(log: &[u8], known: Option<Imported>) -> Plan {
         let mut input: &[u8] = log;
-        plan(&mut input, |_| async { Ok(known) })
-            .await
-            .expect("reads")
+        plan(&mut input, |_| {
+            let known = known.clone();
+            async { Ok(known) }
+        })
+        .await
+        .expect("reads")
     }
 
     /// A busy or unreachable ledger must not read as "never imported":
@@ -170,6 +212,51 @@ mod tests {
         );
         let short = b"tiny\n".to_vec();
         assert_eq!(plan_of(&short, Some(entry(&short))).await, Plan::From(5));
+    }
+
+    /// A followed log checkpointed while it held less than 4 KiB has an
+    /// identity of that much only; grown past 4 KiB, it is found again.
+    #[tokio::test]
+    async fn a_log_imported_when_short_is_found_again_once_grown() {
+        let log = "a short line\n".repeat(800).into_bytes();
+        let mut ledger = std::collections::HashMap::new();
+        let early = entry(&log[..13 * 50]);
+        ledger.insert(early.log.clone(), early.clone());
+        let lookup = |known: std::collections::HashMap<String, Imported>| {
+            move |identity: String| {
+                let found = known.get(&identity).cloned();
+                async move { Ok(found) }
+            }
+        };
+        let mut input: &[u8] = &log;
+        assert_eq!(
+            plan(&mut input, lookup(ledger.clone()))
+                .await
+                .expect("reads"),
+            Plan::From(13 * 50),
+            "resumed after the 50 lines imported"
+        );
+        let mut other = log.clone();
+        other[13 * 10] = b'X';
+        let mut input: &[u8] = &other;
+        assert_eq!(
+            plan(&mut input, lookup(ledger)).await.expect("reads"),
+            Plan::From(0),
+            "another log with the same first line is new"
+        );
+        // An entry whose identity is some start but that says more was
+        // imported is not this log's.
+        let mut mismatched = std::collections::HashMap::new();
+        let wrong = Imported {
+            bytes: 13 * 60,
+            ..early
+        };
+        mismatched.insert(wrong.log.clone(), wrong);
+        let mut input: &[u8] = &log;
+        assert_eq!(
+            plan(&mut input, lookup(mismatched)).await.expect("reads"),
+            Plan::From(0)
+        );
     }
 
     #[test]

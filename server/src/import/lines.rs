@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use flate2::read::MultiGzDecoder;
 
 /// The gzip magic bytes.
-const GZIP: [u8; 2] = [0x1f, 0x8b];
+pub const GZIP: [u8; 2] = [0x1f, 0x8b];
 
 /// Opens `path` (`-`: stdin), decompressing gzip whatever its name.
 /// `read` counts the bytes taken from the file itself (compressed ones

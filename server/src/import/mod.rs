@@ -2,13 +2,16 @@
 //! exactly the rules `serve` applies — each line becomes the request it
 //! describes and goes through `activity::Counter::count`, and the hits
 //! through the same batch writer. A store's import ledger (`ledger.rs`)
-//! keeps a log from being counted twice.
+//! keeps a log from being counted twice. `--follow` (`follow.rs`) keeps
+//! reading one live log.
 
 pub mod evidence;
+pub mod follow;
 pub mod ledger;
 pub mod lines;
 pub use activity::logline;
 pub mod progress;
+pub mod tail;
 pub mod tally;
 
 use std::collections::HashMap;
@@ -17,7 +20,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use activity::recording::{HitFeed, start_feed};
-use activity::store::{Imported, StoreError};
+use activity::store::{ActivityStore, Imported, StoreError};
 use activity::{Counter, RequestView};
 use anyhow::Context as _;
 use clap::Args;
@@ -47,6 +50,22 @@ pub struct ImportArgs {
     #[arg(long)]
     pub quiet: bool,
 
+    /// Keep reading the one log given as it grows (a live access log),
+    /// through logrotate's rename-and-create and copytruncate, until
+    /// SIGTERM or Ctrl-C. The ledger is brought up to date every few
+    /// seconds and at the stop, so a restart resumes where it stopped.
+    #[arg(long)]
+    pub follow: bool,
+
+    /// With --follow: how often to look for new lines, in milliseconds.
+    #[arg(long, default_value_t = 250, requires = "follow", value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    pub follow_poll_ms: u64,
+
+    /// With --follow: how often the ledger is brought up to date (once
+    /// what was read is written), in milliseconds.
+    #[arg(long, default_value_t = 5_000, requires = "follow", value_parser = clap::value_parser!(u64).range(10..=3_600_000))]
+    pub follow_checkpoint_ms: u64,
+
     #[command(flatten)]
     pub counting: CountingArgs,
 
@@ -60,17 +79,13 @@ pub struct ImportArgs {
 /// Imports every log of `args` and says what it saw. Malformed lines are
 /// counted, never fatal; a log that cannot be opened stops the import
 /// before anything of it is noted in the ledger.
+/// With `--follow`, see [`follow::follow`].
 pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
-    let name = args.store.store_name()?;
-    let keys = args
-        .counting
-        .import_keys(&args.store.data_dir, args.store.visitor_days)?;
-    let counter = args.counting.counter(keys, name.clone())?;
-    let store = args
-        .store
-        .open_once(name)
-        .await
-        .map_err(|reason| anyhow::anyhow!("cannot open the store: {reason}"))?;
+    anyhow::ensure!(
+        !args.follow,
+        "a followed log is read by import::follow::follow"
+    );
+    let (counter, store) = open(args).await?;
     let (feed, writer) = start_feed(store.clone(), args.recorder.config());
     // The bar covers the files' size on disk; stdin has no known size.
     let total = args
@@ -91,25 +106,9 @@ pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
         } else {
             let mut input = lines::open(path, Arc::default())
                 .with_context(|| format!("cannot open {label}"))?;
-            let plan = ledger::plan(&mut *input, |log| {
-                let known = noted.get(&log).cloned();
-                let store = store.clone();
-                async move {
-                    match known {
-                        Some(known) => Ok(Some(known)),
-                        None => match store.imported(&log).await {
-                            Ok(imported) => Ok(imported),
-                            // No ledger: every log is read from its start.
-                            Err(StoreError::Unsupported(_)) => Ok(None),
-                            Err(error) => Err(io::Error::other(format!(
-                                "cannot read the import ledger: {error}"
-                            ))),
-                        },
-                    }
-                }
-            })
-            .await
-            .with_context(|| format!("cannot read {label}"))?;
+            let plan = plan_log(&mut *input, &store, &noted)
+                .await
+                .with_context(|| format!("cannot read {label}"))?;
             match plan {
                 Plan::From(from) => from,
                 Plan::Nothing => {
@@ -131,7 +130,7 @@ pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
             counter: &counter,
             feed: &feed,
             tally: &mut tally,
-            watch: &mut watch,
+            watch: Some(&mut watch),
             progress: &mut progress,
         }
         .log(&mut input, &label, lines_before)
@@ -166,13 +165,57 @@ pub async fn import(args: &ImportArgs) -> anyhow::Result<Tally> {
     Ok(tally)
 }
 
+/// The rules an import counts by, and the store it writes to.
+async fn open(args: &ImportArgs) -> anyhow::Result<(Counter, Arc<dyn ActivityStore>)> {
+    let name = args.store.store_name()?;
+    let keys = args
+        .counting
+        .import_keys(&args.store.data_dir, args.store.visitor_days)?;
+    let counter = args.counting.counter(keys, name.clone())?;
+    let store = args
+        .store
+        .open_once(name)
+        .await
+        .map_err(|reason| anyhow::anyhow!("cannot open the store: {reason}"))?;
+    Ok((counter, store))
+}
+
+/// Where to start reading a log (`input`, from its start): by the store's
+/// import ledger, and by what this run has imported already (`noted`).
+async fn plan_log(
+    input: &mut dyn BufRead,
+    store: &Arc<dyn ActivityStore>,
+    noted: &HashMap<String, Imported>,
+) -> io::Result<Plan> {
+    ledger::plan(input, |log| {
+        let known = noted.get(&log).cloned();
+        let store = store.clone();
+        async move {
+            match known {
+                Some(known) => Ok(Some(known)),
+                None => match store.imported(&log).await {
+                    Ok(imported) => Ok(imported),
+                    // No ledger: every log is read from its start.
+                    Err(StoreError::Unsupported(_)) => Ok(None),
+                    Err(error) => Err(io::Error::other(format!(
+                        "cannot read the import ledger: {error}"
+                    ))),
+                },
+            }
+        }
+    })
+    .await
+}
+
 /// What reading a log needs besides the log.
 struct Run<'a> {
     format: LogFormat,
     counter: &'a Counter,
     feed: &'a HitFeed,
     tally: &'a mut Tally,
-    watch: &'a mut evidence::EvidenceWatch,
+    /// The evidence report of a one-off import (a followed log keeps none:
+    /// it would grow for as long as the log is followed).
+    watch: Option<&'a mut evidence::EvidenceWatch>,
     progress: &'a mut Progress,
 }
 
@@ -189,23 +232,31 @@ impl Run<'_> {
         let mut number = lines_before;
         while next_line(input, &mut line, MAX_LINE_BYTES)? {
             number += 1;
-            self.tally.lines += 1;
-            self.progress.lines(self.tally.lines, label);
-            if line.too_long {
-                self.tally
-                    .malformed(label, number, logline::LineError::TooLong);
-                continue;
-            }
-            if line.bytes.iter().all(u8::is_ascii_whitespace) {
-                self.tally.blank += 1;
-                continue;
-            }
-            match logline::parse(&line.bytes, self.format) {
-                Ok(request) => self.request(&request).await?,
-                Err(error) => self.tally.malformed(label, number, error),
-            }
+            self.line(&line, label, number).await?;
         }
         Ok(())
+    }
+
+    /// Reads and counts one line, line `number` of `label`.
+    async fn line(&mut self, line: &Line, label: &str, number: u64) -> anyhow::Result<()> {
+        self.tally.lines += 1;
+        self.progress.lines(self.tally.lines, label);
+        if line.too_long {
+            self.tally
+                .malformed(label, number, logline::LineError::TooLong);
+            return Ok(());
+        }
+        if line.bytes.iter().all(u8::is_ascii_whitespace) {
+            self.tally.blank += 1;
+            return Ok(());
+        }
+        match logline::parse(&line.bytes, self.format) {
+            Ok(request) => self.request(&request).await,
+            Err(error) => {
+                self.tally.malformed(label, number, error);
+                Ok(())
+            }
+        }
     }
 
     /// Counts one request exactly as the live layer would.
@@ -226,7 +277,9 @@ impl Run<'_> {
         let decision = self.counter.count(&view, Some(request.peer), request.at);
         self.tally.decided(&decision, request.at.date_naive());
         if let Some(hit) = decision.hit {
-            self.watch.hit(&hit);
+            if let Some(watch) = self.watch.as_deref_mut() {
+                watch.hit(&hit);
+            }
             self.feed
                 .send(hit)
                 .await
@@ -235,7 +288,9 @@ impl Run<'_> {
             let mark = self
                 .counter
                 .files_mark(&view, Some(request.peer), request.at);
-            self.watch.files(&mark);
+            if let Some(watch) = self.watch.as_deref_mut() {
+                watch.files(&mark);
+            }
             self.feed
                 .send(activity::rows::Seen::Files(mark))
                 .await

@@ -23,6 +23,10 @@ pub struct Tally {
     pub already_imported_bytes: u64,
     /// Logs the store had imported more of than the file holds.
     pub truncated_copies: u64,
+    /// A followed log: times its path named a new file (rename-and-create).
+    pub rotations: u64,
+    /// A followed log: times it was truncated in place (copytruncate).
+    pub truncations: u64,
     /// Empty lines.
     pub blank: u64,
     /// Requests counted as pages.
@@ -106,6 +110,13 @@ impl fmt::Display for Tally {
                 f,
                 "already imported  {:>10} bytes skipped ({} truncated copies)",
                 self.already_imported_bytes, self.truncated_copies
+            )?;
+        }
+        if self.rotations > 0 || self.truncations > 0 {
+            writeln!(
+                f,
+                "followed through  {:>10} rotations, {} truncations",
+                self.rotations, self.truncations
             )?;
         }
         writeln!(

@@ -25,7 +25,7 @@ const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML
                        Chrome/131.0.0.0 Safari/537.36";
 
 /// The fenced block after `<!-- tested: NAME -->` in docs/DEPLOY.md.
-fn tested_block(name: &str) -> String {
+pub(crate) fn tested_block(name: &str) -> String {
     let marker = format!("<!-- tested: {name} -->");
     let after = DEPLOY
         .split_once(&marker)
@@ -40,7 +40,7 @@ fn tested_block(name: &str) -> String {
 
 /// `program` if this machine has it; `None` (and a line saying why) if it
 /// does not and this is not CI; a failure under CI.
-fn tool(program: &str) -> Option<PathBuf> {
+pub(crate) fn tool(program: &str) -> Option<PathBuf> {
     let found = ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
         .iter()
         .map(|folder| Path::new(folder).join(program))
@@ -57,7 +57,7 @@ fn tool(program: &str) -> Option<PathBuf> {
 
 /// `text` with `from` replaced by `to`; a failure if `from` is not there
 /// (docs/DEPLOY.md changed in a way this test must follow).
-fn replaced(text: &str, from: &str, to: &str) -> String {
+pub(crate) fn replaced(text: &str, from: &str, to: &str) -> String {
     assert!(
         text.contains(from),
         "docs/DEPLOY.md's block has no {from:?}"

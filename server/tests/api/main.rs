@@ -4,6 +4,7 @@
 mod admin;
 mod attacks;
 mod deploy;
+mod deploy_follow;
 mod edge;
 mod explain;
 mod export;
