@@ -79,13 +79,13 @@ impl Retention {
             .map(|days| now - chrono::Duration::days(i64::from(days)))
     }
 
-    /// The retention in words, for the store's availability sentence.
+    /// The retention in words, as the Admin tab says it.
     pub fn describe(&self) -> String {
         let hours = match self.hour_days {
-            Some(days) => format!("hourly rows {days} days"),
-            None => "hourly rows with no expiry".to_owned(),
+            Some(days) => format!("hourly counts for {days} days"),
+            None => "hourly counts without a time limit".to_owned(),
         };
-        format!("visitor rows {} days, {hours}", self.visitor_days)
+        format!("visitor-days for {} days, {hours}", self.visitor_days)
     }
 }
 

@@ -2,7 +2,12 @@
 //! kind, requests per day with one line per store, and each store's small
 //! line for the stores card. The same functions run
 //! on the server (the first paint, readable without JavaScript) and in the
-//! browser (after a toggle or a range change).
+//! browser (after a toggle or a range change). Over each day of the two big
+//! charts lies a column that tells that day's figures when pointed at or
+//! focused (`day_columns`): as its title, its accessible name, and words
+//! drawn at the top of the plot that the style sheet shows.
+
+use std::fmt::Write as _;
 
 use chrono::NaiveDate;
 use plotters::coord::types::RangedCoordf64;
@@ -10,9 +15,13 @@ use plotters::prelude::*;
 
 use crate::model::{DayKinds, StoreLine};
 use crate::palette::{self, Colour};
+use crate::words::counted;
 
 const SIZE: (u32, u32) = (860, 340);
 const FONT: &str = "sans-serif";
+/// Up to this many days, each day's column is a stop for the keyboard's Tab
+/// (beyond, "Show as table" is the keyboard's way to the figures).
+const FOCUSABLE_DAYS: usize = 31;
 /// A store's small line in the stores card.
 const SPARKLINE_SIZE: (u32, u32) = (180, 36);
 
@@ -43,15 +52,18 @@ type Span = fn(&DayKinds) -> (u64, u64);
 type Plot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// Draws one chart: the frame (title, axes and their labels), then what
-/// `series` adds, then the legend; returns the SVG text.
+/// `series` adds, then the legend, then a column per day saying `tips`'s
+/// words for it; returns the SVG text.
 fn draw(
     title: &str,
     y_desc: &str,
     dates: &[NaiveDate],
     top: f64,
+    tips: &[String],
     series: impl FnOnce(&mut Plot<'_, '_>) -> Result<(), String>,
 ) -> Result<String, String> {
     let mut svg = String::new();
+    let columns;
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
@@ -83,9 +95,89 @@ fn draw(
             .label_font((FONT, 13))
             .draw()
             .map_err(|e| e.to_string())?;
+        columns = day_columns(&chart, tips, top);
         root.present().map_err(|e| e.to_string())?;
     }
+    match svg.rfind("</svg>") {
+        Some(end) => svg.insert_str(end, &columns),
+        None => return Err("plotters drew no closing tag".to_owned()),
+    }
     Ok(svg)
+}
+
+/// A column over each day's whole height: its title and accessible name
+/// are the day's figures, and the same words, drawn at the plot's top
+/// right, show while it is pointed at or focused (`.chart .day` in the
+/// style sheet).
+fn day_columns(chart: &Plot<'_, '_>, tips: &[String], top: f64) -> String {
+    let (right, upper) = chart.backend_coord(&(tips.len().max(1) as f64, top));
+    let tab = if tips.len() <= FOCUSABLE_DAYS {
+        " tabindex=\"0\""
+    } else {
+        ""
+    };
+    let mut out = String::from("<g class=\"days\">");
+    for (index, tip) in tips.iter().enumerate() {
+        let (x0, y0) = chart.backend_coord(&(index as f64, top));
+        let (x1, y1) = chart.backend_coord(&(index as f64 + 1.0, 0.0));
+        let tip = escape(tip);
+        let _ = write!(
+            out,
+            "<g class=\"day\"{tab} role=\"img\" aria-label=\"{tip}\"><title>{tip}</title>\
+             <rect x=\"{x0}\" y=\"{y0}\" width=\"{}\" height=\"{}\" fill=\"transparent\"/>\
+             <text class=\"tip\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{tip}</text></g>",
+            (x1 - x0).max(1),
+            (y1 - y0).max(1),
+            right - 6,
+            upper + 16,
+        );
+    }
+    out.push_str("</g>");
+    out
+}
+
+/// `text` safe inside an SVG attribute or element.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A day as the tips say it: `Nov 29, 2026`.
+fn tip_day(day: NaiveDate) -> String {
+    day.format("%b %-d, %Y").to_string()
+}
+
+/// What a day of the stacked chart says.
+fn kinds_tip(day: &DayKinds) -> String {
+    format!(
+        "{}: {}, {}, {}",
+        tip_day(day.day),
+        counted(day.kinds.people, "person", "people"),
+        counted(
+            day.kinds.bots,
+            "scanner or crawler",
+            "scanners and crawlers"
+        ),
+        counted(day.kinds.self_reads, "own read", "own reads"),
+    )
+}
+
+/// What a day of the chart by store says.
+fn stores_tip(day: NaiveDate, index: usize, lines: &[StoreLine]) -> String {
+    let stores: Vec<String> = lines
+        .iter()
+        .map(|line| {
+            let requests = line.requests.get(index).copied().unwrap_or(0);
+            format!(
+                "{} {}",
+                crate::model::store_label(&line.store, line.demo),
+                counted(requests, "request", "requests")
+            )
+        })
+        .collect();
+    format!("{}: {}", tip_day(day), stores.join(", "))
 }
 
 /// Visitors per day as stacked bars: people at the bottom, then scanners and
@@ -104,26 +196,34 @@ pub fn stacked_kinds(days: &[DayKinds]) -> Result<String, String> {
         }),
     ];
     let gap = if days.len() > 120 { 0.0 } else { 0.15 };
-    draw("Visitors per day", "Visitor-days", &dates, top, |chart| {
-        for (label, colour, span) in layers {
-            let fill = rgb(colour).filled();
-            chart
-                .draw_series(days.iter().enumerate().map(|(i, day)| {
-                    let (from, to) = span(day);
-                    Rectangle::new(
-                        [
-                            (i as f64 + gap, from as f64),
-                            (i as f64 + 1.0 - gap, to as f64),
-                        ],
-                        fill,
-                    )
-                }))
-                .map_err(|e| e.to_string())?
-                .label(label)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 12, y + 6)], fill));
-        }
-        Ok(())
-    })
+    let tips: Vec<String> = days.iter().map(kinds_tip).collect();
+    draw(
+        "Visitors per day",
+        "Visitor-days",
+        &dates,
+        top,
+        &tips,
+        |chart| {
+            for (label, colour, span) in layers {
+                let fill = rgb(colour).filled();
+                chart
+                    .draw_series(days.iter().enumerate().map(|(i, day)| {
+                        let (from, to) = span(day);
+                        Rectangle::new(
+                            [
+                                (i as f64 + gap, from as f64),
+                                (i as f64 + 1.0 - gap, to as f64),
+                            ],
+                            fill,
+                        )
+                    }))
+                    .map_err(|e| e.to_string())?
+                    .label(label)
+                    .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 12, y + 6)], fill));
+            }
+            Ok(())
+        },
+    )
 }
 
 /// Requests per day, one line per store, each with its own colour and marker.
@@ -135,11 +235,17 @@ pub fn store_lines(dates: &[NaiveDate], lines: &[StoreLine]) -> Result<String, S
             .max()
             .unwrap_or(0),
     );
+    let tips: Vec<String> = dates
+        .iter()
+        .enumerate()
+        .map(|(index, day)| stores_tip(*day, index, lines))
+        .collect();
     draw(
         "Requests per day by store",
         "Requests",
         dates,
         top,
+        &tips,
         |chart| {
             for (index, line) in lines.iter().enumerate() {
                 let style = rgb(palette::store_colour(index)).stroke_width(2);
@@ -234,6 +340,51 @@ mod tests {
         ] {
             assert!(svg.contains(text), "missing {text}");
         }
+    }
+
+    /// Each day tells its figures (plurals right), as its title and its
+    /// accessible name; a short range's days are keyboard stops, a long
+    /// one's are not.
+    #[test]
+    fn every_day_tells_its_figures() {
+        let svg =
+            stacked_kinds(&[day(27, 3, 1, 0), day(28, 1, 2, 1), day(29, 0, 0, 4)]).expect("draws");
+        assert_eq!(svg.matches("<g class=\"day\"").count(), 3, "{svg}");
+        for tip in [
+            "Nov 27, 2026: 3 people, 1 scanner or crawler, 0 own reads",
+            "Nov 28, 2026: 1 person, 2 scanners and crawlers, 1 own read",
+            "Nov 29, 2026: 0 people, 0 scanners and crawlers, 4 own reads",
+        ] {
+            assert!(svg.contains(&format!("<title>{tip}</title>")), "{tip}");
+            assert!(svg.contains(&format!("aria-label=\"{tip}\"")), "{tip}");
+        }
+        assert_eq!(svg.matches("tabindex=\"0\"").count(), 3);
+        assert!(svg.trim_end().ends_with("</svg>"));
+
+        let long: Vec<DayKinds> = (0..40)
+            .map(|n| DayKinds {
+                day: NaiveDate::from_ymd_opt(2026, 10, 1).expect("a day") + chrono::Days::new(n),
+                kinds: KindCounts::default(),
+            })
+            .collect();
+        let svg = stacked_kinds(&long).expect("draws");
+        assert_eq!(svg.matches("<title>").count(), 40);
+        assert!(
+            !svg.contains("tabindex"),
+            "40 days are not 40 keyboard stops"
+        );
+
+        let dates = [NaiveDate::from_ymd_opt(2026, 11, 29).expect("a day")];
+        let lines = [StoreLine {
+            store: "sqlite".into(),
+            demo: false,
+            requests: vec![1],
+        }];
+        let svg = store_lines(&dates, &lines).expect("draws");
+        assert!(
+            svg.contains("<title>Nov 29, 2026: sqlite 1 request</title>"),
+            "{svg}"
+        );
     }
 
     #[test]

@@ -24,5 +24,6 @@ pub mod palette;
 #[cfg(feature = "ssr")]
 pub mod server;
 mod view;
+mod words;
 
 pub use view::{AdminTab, ChartChoice};

@@ -128,7 +128,7 @@ for (const target of targets) {
       const range = page.locator('.range-status');
       await expect(range).toContainText('The last 30 days');
       await expect(page.locator('table.kinds-table tbody tr')).toHaveCount(30);
-      const chart = page.locator('.chart[role="img"]');
+      const chart = page.locator('.chart[role="group"]');
       await expect(chart).toHaveAttribute('aria-label', /Visitors per day/);
       await expect(chart.locator('svg')).toHaveCount(1);
 

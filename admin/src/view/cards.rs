@@ -9,6 +9,7 @@ use super::Toggles;
 use super::charts::ChartCard;
 use crate::chart;
 use crate::model::{Overview, SourceRow, StoreLine, StoreStatus, WriterStatus, store_label};
+use crate::words::{capitalised, counted, none_or};
 
 /// One headline figure with the previous period's beside it.
 #[component]
@@ -280,17 +281,22 @@ fn StoresCard(
                     let described = format!("{label}: requests per day over the range");
                     view! { <span class="sparkline" role="img" aria-label=described inner_html=svg></span> }
                 });
+            let cost = store_cost(&store);
             view! {
                 <li class=state data-store=name data-demo=store.demo.to_string()>
+                    <strong class="store-name">{label}</strong>
                     {line}
-                    <strong>{label}</strong> " — " {store.availability} " " {store.retention}
-                    <span class="cost">
-                        {format!(
-                            " Since start: {} operations, {} failed, {} ms.",
-                            store.operations, store.failures, store.milliseconds
-                        )}
-                    </span>
-                    {store.read_error.map(|error| view! { <span class="admin-error">" Not read: " {error}</span> })}
+                    <dl class="facts">
+                        <dt>"State"</dt>
+                        <dd>
+                            {store.availability}
+                            {store.read_error.map(|error| view! { <span class="admin-error">" Not read: " {error}</span> })}
+                        </dd>
+                        <dt>"Kept"</dt>
+                        <dd>{capitalised(&store.retention)} "."</dd>
+                        <dt>"Cost since this server started"</dt>
+                        <dd class="cost">{cost}</dd>
+                    </dl>
                 </li>
             }
         })
@@ -298,32 +304,61 @@ fn StoresCard(
     view! {
         <section class="card stores-card" aria-labelledby="stores-title">
             <h2 id="stores-title">"Stores"</h2>
-            <p class="card-note">"Where the counts are kept, how long, what keeping them has cost, and each store's requests per day."</p>
+            <p class="card-note">"Where the counts are kept, for how long, what keeping them has cost, and each store's requests per day."</p>
             <ul>{items}</ul>
-            <p class="writer">
-                {format!(
-                    "This server's writer: {} hits queued, {} written, {} dropped (queue full), {} lost (store down too long).",
-                    writer.queued, writer.written, writer.dropped, writer.lost
-                )}
-            </p>
-            <p class="edge" data-connections-refused=writer.connections_refused.to_string() data-sign-ins-refused=writer.sign_ins_refused.to_string()>
-                {edge_sentence(&writer)}
-            </p>
+            <dl class="facts server-facts" data-connections-refused=writer.connections_refused.to_string() data-sign-ins-refused=writer.sign_ins_refused.to_string()>
+                <dt>"Hits from this server"</dt>
+                <dd class="writer">{writer_sentence(&writer)}</dd>
+                <dt>"Connections"</dt>
+                <dd class="edge">{connections_sentence(&writer)}</dd>
+                <dt>"Sign-ins"</dt>
+                <dd>{sign_ins_sentence(&writer)}</dd>
+            </dl>
         </section>
     }
 }
 
-/// The edge's figures in a sentence: connections open and refused at the
-/// cap, sign-in attempts refused before any check.
-fn edge_sentence(writer: &WriterStatus) -> String {
-    let open = writer
-        .connections_open
-        .map(|open| format!("{open} connections open, "))
-        .unwrap_or_default();
+/// What a store's work has cost: `12 reads and writes, none failed, 34 ms.`
+fn store_cost(store: &StoreStatus) -> String {
     format!(
-        "This server's door: {open}{} refused when full (503), {} sign-in attempts refused over a limit (429).",
-        writer.connections_refused, writer.sign_ins_refused
+        "{}, {} failed, {} ms.",
+        counted(store.operations, "read or write", "reads and writes"),
+        none_or(store.failures, |n| n.to_string()),
+        store.milliseconds
     )
+}
+
+/// The writer's figures: `1 hit queued, 1 written; none dropped, none lost.`
+fn writer_sentence(writer: &WriterStatus) -> String {
+    format!(
+        "{} queued, {} written; {} dropped, {} lost.",
+        counted(writer.queued, "hit", "hits"),
+        writer.written,
+        none_or(writer.dropped, |n| format!("{n} (the queue was full)")),
+        none_or(writer.lost, |n| format!(
+            "{n} (the store was down too long)"
+        )),
+    )
+}
+
+/// Connections open now and refused at the cap: `3 open; none refused…`.
+fn connections_sentence(writer: &WriterStatus) -> String {
+    let refused = none_or(writer.connections_refused, |n| format!("{n} (503)"));
+    match writer.connections_open {
+        Some(open) => format!("{open} open; {refused} refused because the server was full."),
+        None => format!(
+            "{} refused because the server was full.",
+            capitalised(&refused)
+        ),
+    }
+}
+
+/// Sign-in attempts refused over the limit, before any password check.
+fn sign_ins_sentence(writer: &WriterStatus) -> String {
+    let refused = none_or(writer.sign_ins_refused, |n| {
+        counted(n, "attempt (429)", "attempts (429)")
+    });
+    format!("{} refused for too many attempts.", capitalised(&refused))
 }
 
 /// The commonest deployment mistake, said where the admin looks: requests

@@ -42,7 +42,7 @@ pub(crate) fn ChartCard(
     view! {
         <figure class="card chart-card">
             {move || match svg() {
-                Ok(svg) => view! { <div class="chart" role="img" aria-label=label inner_html=svg></div> }.into_any(),
+                Ok(svg) => view! { <div class="chart" role="group" aria-label=label inner_html=svg></div> }.into_any(),
                 Err(error) => view! { <p class="admin-error">"The chart could not be drawn: " {error}</p> }.into_any(),
             }}
             <figcaption class="chart-note">

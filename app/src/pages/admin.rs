@@ -1,11 +1,12 @@
 //! The Admin tab's page (`/admin`): whocomes' `AdminTab`, embedded the way
-//! any Leptos app would embed it, plus a line that says whether the page
-//! has hydrated.
+//! any Leptos app would embed it, in a wrapper that says whether the page
+//! has hydrated (for the end-to-end tests; nothing an admin reads).
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-/// The Admin tab, with the hydration status under it.
+/// The Admin tab, in a wrapper that says (as `data-interactive`) whether
+/// the page has hydrated.
 #[component]
 pub fn AdminPage() -> impl IntoView {
     // Its own signal rather than the app's `Hydrated`: this route's code is
@@ -15,15 +16,8 @@ pub fn AdminPage() -> impl IntoView {
     Effect::new(move |_| set_hydrated.set(true));
     view! {
         <Title text="Who comes" />
-        <admin::AdminTab />
-        <p class="hydration-status">
-            {move || {
-                if hydrated.get() {
-                    "Interactive: this page is running in your browser."
-                } else {
-                    "Static: the interactive page has not loaded yet."
-                }
-            }}
-        </p>
+        <div class="admin-page" data-interactive=move || hydrated.get().to_string()>
+            <admin::AdminTab />
+        </div>
     }
 }

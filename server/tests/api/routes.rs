@@ -30,12 +30,7 @@ const PAGES: &[(&str, u16, &str, &str)] = &[
     ("/inventory", 200, "text/html", "Tidewater"),
     ("/about", 200, "text/html", "I am Mara Lindqvist"),
     ("/resume", 200, "text/html", "href=\"/resume.pdf\""),
-    (
-        "/admin",
-        200,
-        "text/html",
-        "Static: the interactive page has not loaded yet.",
-    ),
+    ("/admin", 200, "text/html", "data-interactive=\"false\""),
     ("/no/such/page", 404, "text/html", "Nothing here"),
     ("/wp-login.php", 404, "text/html", "Nothing here"),
     ("/robots.txt", 200, "text/plain", "User-agent"),

@@ -32,7 +32,7 @@ async fn sqlite_meets_the_store_contract() {
     );
     assert_eq!(
         availability.retention,
-        "visitor rows 30 days, hourly rows with no expiry"
+        "visitor-days for 30 days, hourly counts without a time limit"
     );
     let written: u64 = store
         .hours_since(chrono::DateTime::UNIX_EPOCH)
