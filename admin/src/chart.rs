@@ -17,7 +17,15 @@ use crate::model::{DayKinds, StoreLine};
 use crate::palette::{self, Colour};
 use crate::words::counted;
 
-const SIZE: (u32, u32) = (860, 340);
+/// The width a chart is drawn at before the browser says how wide its card
+/// is (the server's first paint); in the browser it is drawn at the card's
+/// own width, so that its words are as large on a phone as on a desktop.
+pub const DEFAULT_WIDTH: u32 = 860;
+/// The axes' and legend's font size as plotters takes it: its SVG writes
+/// a size 1.24 times smaller, so this is 12.9 CSS px as drawn.
+const LABEL: u32 = 16;
+/// The narrowest and widest a chart is drawn.
+const WIDTHS: (u32, u32) = (280, 1200);
 const FONT: &str = "sans-serif";
 /// Up to this many days, each day's column is a stop for the keyboard's Tab
 /// (beyond, "Show as table" is the keyboard's way to the figures).
@@ -51,10 +59,17 @@ type Span = fn(&DayKinds) -> (u64, u64);
 /// The plotting area both charts draw in: days along x, counts up y.
 type Plot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
-/// Draws one chart: the frame (title, axes and their labels), then what
-/// `series` adds, then the legend, then a column per day saying `tips`'s
-/// words for it; returns the SVG text.
+/// A chart's size in CSS px for a card `width` wide: not as tall on a phone.
+fn size(width: u32) -> (u32, u32) {
+    let width = width.clamp(WIDTHS.0, WIDTHS.1);
+    (width, (width * 2 / 5).clamp(240, 340))
+}
+
+/// Draws one chart `width` px wide: the frame (title, axes and their
+/// labels), then what `series` adds, then the legend, then a column per day
+/// saying `tips`'s words for it; returns the SVG text.
 fn draw(
+    width: u32,
     title: &str,
     y_desc: &str,
     dates: &[NaiveDate],
@@ -65,13 +80,15 @@ fn draw(
     let mut svg = String::new();
     let columns;
     {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        let size = size(width);
+        let narrow = size.0 < 500;
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let mut chart = ChartBuilder::on(&root)
-            .caption(title, (FONT, 20))
+            .caption(title, (FONT, if narrow { 20 } else { 24 }))
             .margin(12)
-            .x_label_area_size(34)
-            .y_label_area_size(64)
+            .x_label_area_size(40)
+            .y_label_area_size(if narrow { 60 } else { 72 })
             .build_cartesian_2d(0f64..dates.len().max(1) as f64, 0f64..top)
             .map_err(|e| e.to_string())?;
         chart
@@ -80,10 +97,11 @@ fn draw(
             .light_line_style(WHITE)
             .x_desc("Day (UTC)")
             .y_desc(y_desc)
-            .x_labels(8)
+            .x_labels((size.0 / 110).clamp(3, 10) as usize)
             .x_label_formatter(&|x| day_label(dates, *x))
             .y_label_formatter(&|y| format!("{y:.0}"))
-            .label_style((FONT, 13))
+            .label_style((FONT, LABEL))
+            .axis_desc_style((FONT, LABEL))
             .draw()
             .map_err(|e| e.to_string())?;
         series(&mut chart)?;
@@ -92,7 +110,7 @@ fn draw(
             .position(SeriesLabelPosition::UpperLeft)
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK.mix(0.4))
-            .label_font((FONT, 13))
+            .label_font((FONT, LABEL))
             .draw()
             .map_err(|e| e.to_string())?;
         columns = day_columns(&chart, tips, top);
@@ -180,9 +198,9 @@ fn stores_tip(day: NaiveDate, index: usize, lines: &[StoreLine]) -> String {
     format!("{}: {}", tip_day(day), stores.join(", "))
 }
 
-/// Visitors per day as stacked bars: people at the bottom, then scanners and
-/// crawlers, then the site's own reads.
-pub fn stacked_kinds(days: &[DayKinds]) -> Result<String, String> {
+/// Visitors per day as stacked bars, `width` px wide: people at the
+/// bottom, then scanners and crawlers, then the site's own reads.
+pub fn stacked_kinds(days: &[DayKinds], width: u32) -> Result<String, String> {
     let dates: Vec<NaiveDate> = days.iter().map(|d| d.day).collect();
     let top = axis_top(days.iter().map(|d| d.kinds.total()).max().unwrap_or(0));
     let layers: [(&str, Colour, Span); 3] = [
@@ -198,6 +216,7 @@ pub fn stacked_kinds(days: &[DayKinds]) -> Result<String, String> {
     let gap = if days.len() > 120 { 0.0 } else { 0.15 };
     let tips: Vec<String> = days.iter().map(kinds_tip).collect();
     draw(
+        width,
         "Visitors per day",
         "Visitor-days",
         &dates,
@@ -226,8 +245,9 @@ pub fn stacked_kinds(days: &[DayKinds]) -> Result<String, String> {
     )
 }
 
-/// Requests per day, one line per store, each with its own colour and marker.
-pub fn store_lines(dates: &[NaiveDate], lines: &[StoreLine]) -> Result<String, String> {
+/// Requests per day, `width` px wide, one line per store, each with its own
+/// colour and marker.
+pub fn store_lines(dates: &[NaiveDate], lines: &[StoreLine], width: u32) -> Result<String, String> {
     let top = axis_top(
         lines
             .iter()
@@ -241,6 +261,7 @@ pub fn store_lines(dates: &[NaiveDate], lines: &[StoreLine]) -> Result<String, S
         .map(|(index, day)| stores_tip(*day, index, lines))
         .collect();
     draw(
+        width,
         "Requests per day by store",
         "Requests",
         dates,
@@ -325,8 +346,11 @@ mod tests {
 
     #[test]
     fn the_stacked_chart_draws_each_kind_in_its_colour_with_labels() {
-        let svg =
-            stacked_kinds(&[day(27, 3, 1, 0), day(28, 5, 2, 1), day(29, 0, 0, 4)]).expect("draws");
+        let svg = stacked_kinds(
+            &[day(27, 3, 1, 0), day(28, 5, 2, 1), day(29, 0, 0, 4)],
+            DEFAULT_WIDTH,
+        )
+        .expect("draws");
         assert!(svg.starts_with("<svg"), "{}", &svg[..40.min(svg.len())]);
         for colour in palette::KINDS {
             assert!(svg.contains(&colour.hex().to_uppercase()) || svg.contains(&colour.hex()));
@@ -347,8 +371,11 @@ mod tests {
     /// one's are not.
     #[test]
     fn every_day_tells_its_figures() {
-        let svg =
-            stacked_kinds(&[day(27, 3, 1, 0), day(28, 1, 2, 1), day(29, 0, 0, 4)]).expect("draws");
+        let svg = stacked_kinds(
+            &[day(27, 3, 1, 0), day(28, 1, 2, 1), day(29, 0, 0, 4)],
+            DEFAULT_WIDTH,
+        )
+        .expect("draws");
         assert_eq!(svg.matches("<g class=\"day\"").count(), 3, "{svg}");
         for tip in [
             "Nov 27, 2026: 3 people, 1 scanner or crawler, 0 own reads",
@@ -367,7 +394,7 @@ mod tests {
                 kinds: KindCounts::default(),
             })
             .collect();
-        let svg = stacked_kinds(&long).expect("draws");
+        let svg = stacked_kinds(&long, DEFAULT_WIDTH).expect("draws");
         assert_eq!(svg.matches("<title>").count(), 40);
         assert!(
             !svg.contains("tabindex"),
@@ -380,21 +407,49 @@ mod tests {
             demo: false,
             requests: vec![1],
         }];
-        let svg = store_lines(&dates, &lines).expect("draws");
+        let svg = store_lines(&dates, &lines, DEFAULT_WIDTH).expect("draws");
         assert!(
             svg.contains("<title>Nov 29, 2026: sqlite 1 request</title>"),
             "{svg}"
         );
     }
 
+    /// Drawn at a phone's width, a chart is that wide, less tall, and its
+    /// words keep their size (the browser draws it at its card's width).
+    #[test]
+    fn a_chart_is_drawn_at_the_width_asked_for() {
+        let days = [day(27, 3, 1, 0), day(28, 1, 2, 1)];
+        let narrow = stacked_kinds(&days, 330).expect("draws");
+        assert!(
+            narrow.contains("width=\"330\" height=\"240\""),
+            "{}",
+            &narrow[..200]
+        );
+        let sizes: Vec<f64> = narrow
+            .split("font-size=\"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next()?.parse().ok())
+            .collect();
+        assert!(sizes.len() > 5, "{sizes:?}");
+        assert!(sizes.iter().all(|size| *size >= 12.0), "every word at least 12 px: {sizes:?}");
+        let wide = stacked_kinds(&days, DEFAULT_WIDTH).expect("draws");
+        assert!(wide.contains("width=\"860\" height=\"340\""));
+        let tiny = stacked_kinds(&days, 10).expect("draws");
+        assert!(tiny.contains("width=\"280\""), "never narrower than 280 px");
+    }
+
     #[test]
     fn an_empty_range_still_draws_a_frame() {
         assert!(
-            stacked_kinds(&[])
+            stacked_kinds(&[], DEFAULT_WIDTH)
                 .expect("draws")
                 .contains("Visitors per day")
         );
-        assert!(store_lines(&[], &[]).expect("draws").contains("by store"));
+        assert!(
+            store_lines(&[], &[], DEFAULT_WIDTH)
+                .expect("draws")
+                .contains("by store")
+        );
     }
 
     #[test]
@@ -414,7 +469,7 @@ mod tests {
                 requests: vec![1, 0, 9],
             },
         ];
-        let svg = store_lines(&dates, &lines).expect("draws");
+        let svg = store_lines(&dates, &lines, DEFAULT_WIDTH).expect("draws");
         assert!(
             svg.contains("\nsqlite\n"),
             "the plain store as it is named: {svg}"

@@ -151,8 +151,24 @@ test('first run: the empty tab explains itself; with --demo it shows three kinds
     expect(reached[0]).toBeGreaterThan(reached[3]);
     expect(reached[3]).toBeGreaterThan(0);
 
-    await page.setViewportSize({ width: 1100, height: 900 });
-    await page.screenshot({ path: '../docs/admin.png', fullPage: true });
+    // The README's screenshots: a desktop (1280 px) and a phone (390 px),
+    // each once the chart is drawn again at its card's width.
+    for (const [width, file] of [
+      [1280, '../docs/admin.png'],
+      [390, '../docs/admin-phone.png'],
+    ] as const) {
+      await page.setViewportSize({ width, height: 900 });
+      await expect
+        .poll(() =>
+          page.evaluate(() => {
+            const svg = document.querySelector('.chart svg') as SVGSVGElement | null;
+            const frame = document.querySelector('.chart-frame') as HTMLElement | null;
+            return svg && frame ? Math.abs(svg.width.baseVal.value - Math.max(280, frame.clientWidth)) : -1;
+          }),
+        )
+        .toBeLessThanOrEqual(1);
+      await page.screenshot({ path: file, fullPage: true });
+    }
   } finally {
     await stop(server);
   }

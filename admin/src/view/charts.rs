@@ -1,6 +1,8 @@
 //! The chart card: the SVG (stacked kinds, or lines by store) and the same
 //! numbers as a table, for screen readers always and for everyone on
-//! "Show as table".
+//! "Show as table". The server draws the chart at [`chart::DEFAULT_WIDTH`];
+//! in the browser it is drawn again at its card's width, and again when the
+//! window's width changes, so its words keep their size on a phone.
 
 use chrono::NaiveDate;
 use leptos::prelude::*;
@@ -18,11 +20,29 @@ pub(crate) fn ChartCard(
     table: RwSignal<bool>,
 ) -> impl IntoView {
     let dates: Vec<NaiveDate> = days.iter().map(|d| d.day).collect();
-    let kinds_svg = chart::stacked_kinds(&days);
-    let lines_svg = chart::store_lines(&dates, &lines);
-    let svg = move || match super::toggle(chart_choice) {
-        ChartChoice::Kinds => kinds_svg.clone(),
-        ChartChoice::Stores => lines_svg.clone(),
+    let width = RwSignal::new(chart::DEFAULT_WIDTH);
+    let frame = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |_| {
+        let measure = move || {
+            if let Some(frame) = frame.get_untracked() {
+                let now = u32::try_from(frame.client_width()).unwrap_or(0);
+                if now > 0 && now != width.get_untracked() {
+                    width.set(now);
+                }
+            }
+        };
+        if frame.get().is_some() {
+            measure();
+            let listening = window_event_listener(leptos::ev::resize, move |_| measure());
+            on_cleanup(move || listening.remove());
+        }
+    });
+    let svg = {
+        let (days, dates, lines) = (days.clone(), dates.clone(), lines.clone());
+        Memo::new(move |_| match super::toggle(chart_choice) {
+            ChartChoice::Kinds => chart::stacked_kinds(&days, width.get()),
+            ChartChoice::Stores => chart::store_lines(&dates, &lines, width.get()),
+        })
     };
     let label = move || match super::toggle(chart_choice) {
         ChartChoice::Kinds => {
@@ -41,10 +61,12 @@ pub(crate) fn ChartCard(
     let lines_table = (dates.clone(), lines.clone());
     view! {
         <figure class="card chart-card">
-            {move || match svg() {
-                Ok(svg) => view! { <div class="chart" role="group" aria-label=label inner_html=svg></div> }.into_any(),
-                Err(error) => view! { <p class="admin-error">"The chart could not be drawn: " {error}</p> }.into_any(),
-            }}
+            <div class="chart-frame" node_ref=frame>
+                {move || match svg.get() {
+                    Ok(svg) => view! { <div class="chart" role="group" aria-label=label inner_html=svg></div> }.into_any(),
+                    Err(error) => view! { <p class="admin-error">"The chart could not be drawn: " {error}</p> }.into_any(),
+                }}
+            </div>
             <figcaption class="chart-note">
                 "A visitor-day is one address (kept only as a daily token) on one day; "
                 "the three kinds add up to the total, because each visitor-day is given exactly one kind. "
