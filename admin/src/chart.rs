@@ -431,7 +431,10 @@ mod tests {
             .filter_map(|rest| rest.split('"').next()?.parse().ok())
             .collect();
         assert!(sizes.len() > 5, "{sizes:?}");
-        assert!(sizes.iter().all(|size| *size >= 12.0), "every word at least 12 px: {sizes:?}");
+        assert!(
+            sizes.iter().all(|size| *size >= 12.0),
+            "every word at least 12 px: {sizes:?}"
+        );
         let wide = stacked_kinds(&days, DEFAULT_WIDTH).expect("draws");
         assert!(wide.contains("width=\"860\" height=\"340\""));
         let tiny = stacked_kinds(&days, 10).expect("draws");
