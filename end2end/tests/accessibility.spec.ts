@@ -19,15 +19,32 @@ async function violations(page: Page): Promise<string[]> {
   );
 }
 
-for (const path of ['/', '/about', '/inventory', '/resume', '/admin']) {
-  test(`axe finds nothing on ${path}`, async ({ page }) => {
-    await page.goto(path);
-    await hydrated(page);
-    expect(await violations(page)).toEqual([]);
-  });
+for (const scheme of ['light', 'dark'] as const) {
+  for (const path of ['/', '/about', '/inventory', '/resume', '/admin']) {
+    test(`axe finds nothing on ${path}, ${scheme}`, async ({ page }) => {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto(path);
+      await hydrated(page);
+      expect(await violations(page)).toEqual([]);
+    });
+  }
 }
 
-test('axe finds nothing on the signed-in tab with every toggle on', async ({ page }) => {
+test('the dark scheme darkens the cards and the chart with them', async ({ page }) => {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.goto('/admin');
+  await hydrated(page);
+  const card = await page.locator('.chart-card').evaluate((e) => getComputedStyle(e).backgroundColor);
+  expect(card).toBe('rgb(27, 33, 38)');
+  const chart = await page.locator('.chart svg rect').first().evaluate((e) => getComputedStyle(e).fill);
+  expect(chart, "the chart's background is the card's").toBe(card);
+  const words = await page.locator('.chart svg text').first().evaluate((e) => getComputedStyle(e).fill);
+  expect(words).toBe('rgb(230, 233, 235)');
+});
+
+for (const scheme of ['light', 'dark'] as const)
+test(`axe finds nothing on the signed-in tab with every toggle on, ${scheme}`, async ({ page }) => {
+  await page.emulateMedia({ colorScheme: scheme });
   await page.goto(`http://127.0.0.1:${adminPorts.sqlite}/admin`);
   await hydrated(page);
   await page.getByLabel('Admin password').fill(adminPassword);

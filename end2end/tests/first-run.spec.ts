@@ -152,11 +152,14 @@ test('first run: the empty tab explains itself; with --demo it shows three kinds
     expect(reached[3]).toBeGreaterThan(0);
 
     // The README's screenshots: a desktop (1280 px) and a phone (390 px),
-    // each once the chart is drawn again at its card's width.
-    for (const [width, file] of [
-      [1280, '../docs/admin.png'],
-      [390, '../docs/admin-phone.png'],
+    // light and dark, each once the chart is drawn again at its card's width.
+    for (const [width, scheme, file] of [
+      [1280, 'light', '../docs/admin.png'],
+      [390, 'light', '../docs/admin-phone.png'],
+      [1280, 'dark', '../docs/admin-dark.png'],
+      [390, 'dark', '../docs/admin-phone-dark.png'],
     ] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
       await page.setViewportSize({ width, height: 900 });
       await expect
         .poll(() =>
