@@ -5,11 +5,8 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 
+import { hydrated } from '../pages';
 import { adminPassword, adminPorts } from '../servers';
-
-async function hydrated(page: Page) {
-  await expect(page.locator('#app')).toHaveAttribute('data-hydrated', 'true');
-}
 
 /** axe's violations on the page as it is, one line each (rule: where). */
 async function violations(page: Page): Promise<string[]> {

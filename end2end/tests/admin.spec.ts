@@ -4,6 +4,7 @@
 // works after hydration; the visitor table opens only after signing in.
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 
+import { hydrated } from '../pages';
 import { adminPassword, adminPorts, withPostgres } from '../servers';
 
 const CHROME =
@@ -46,10 +47,6 @@ async function waitForCounts(page: Page, url: string, expected: Counts) {
       { timeout: 15_000 },
     )
     .toEqual(expected);
-}
-
-async function hydrated(page: Page) {
-  await expect(page.locator('#app')).toHaveAttribute('data-hydrated', 'true');
 }
 
 /** A request from `address` (through the trusted proxy) with `agent`. */

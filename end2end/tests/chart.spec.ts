@@ -1,13 +1,11 @@
 // Every day of the Admin tab's chart tells its figures: pointed at or
 // focused, its date and the three kinds show at the top of the plot; the
 // same words are its title and accessible name, there without JavaScript.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+
+import { hydrated } from '../pages';
 
 const tip = /^[A-Z][a-z]{2} \d{1,2}, \d{4}: \d+ (person|people), \d+ (scanner or crawler|scanners and crawlers), \d+ own reads?$/;
-
-async function hydrated(page: Page) {
-  await expect(page.locator('#app')).toHaveAttribute('data-hydrated', 'true');
-}
 
 test('a day pointed at or focused shows its date and the three kinds', async ({ page }) => {
   await page.goto('/admin');

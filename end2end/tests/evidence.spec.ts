@@ -5,6 +5,7 @@
 // (the app's report is itself a browser's evidence). 100 % people.
 import { expect, test, type Page } from '@playwright/test';
 
+import { hydrated } from '../pages';
 import { adminPorts } from '../servers';
 
 const CHROME =
@@ -17,10 +18,6 @@ async function today(page: Page): Promise<Counts> {
   const cells = await page.locator('table.kinds-table tbody tr').first().locator('td').allTextContents();
   const [people, bots, selfReads, total] = cells.map(Number);
   return { people, bots, selfReads, total };
-}
-
-async function hydrated(page: Page) {
-  await expect(page.locator('#app')).toHaveAttribute('data-hydrated', 'true');
 }
 
 test('a real browser is people: first visit, warm cache, in-app navigation', async ({ browser, page }) => {

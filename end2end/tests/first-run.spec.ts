@@ -12,6 +12,7 @@ import { join } from 'node:path';
 
 import { expect, test, type Page } from '@playwright/test';
 
+import { drawnAtCardWidth, hydrated } from '../pages';
 import { port } from '../servers';
 
 const binary = process.env.WHOCOMES_BIN ?? '../target/debug/whocomes';
@@ -43,10 +44,6 @@ async function stop(child: ChildProcess) {
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
   await exited;
-}
-
-async function hydrated(page: Page) {
-  await expect(page.locator('#app')).toHaveAttribute('data-hydrated', 'true');
 }
 
 /** A headline figure's value. */
@@ -161,15 +158,7 @@ test('first run: the empty tab explains itself; with --demo it shows three kinds
     ] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.setViewportSize({ width, height: 900 });
-      await expect
-        .poll(() =>
-          page.evaluate(() => {
-            const svg = document.querySelector('.chart svg') as SVGSVGElement | null;
-            const frame = document.querySelector('.chart-frame') as HTMLElement | null;
-            return svg && frame ? Math.abs(svg.width.baseVal.value - Math.max(280, frame.clientWidth)) : -1;
-          }),
-        )
-        .toBeLessThanOrEqual(1);
+      await drawnAtCardWidth(page);
       await page.screenshot({ path: file, fullPage: true });
     }
   } finally {

@@ -3,9 +3,7 @@
 // least 12 CSS px as drawn) at every width.
 import { expect, test, type Page } from '@playwright/test';
 
-async function hydrated(page: Page) {
-  await expect(page.locator('#app')).toHaveAttribute('data-hydrated', 'true');
-}
+import { drawnAtCardWidth, hydrated } from '../pages';
 
 /** The smallest font size of the chart's words, in CSS px as drawn (the
  * SVG's own size times how much it is scaled on the page). */
@@ -33,15 +31,7 @@ for (const width of [360, 390, 1280]) {
       expect(scroll, `${path} at ${width} px`).toBeLessThanOrEqual(client);
     }
     // Drawn again at the card's width once the page runs.
-    await expect
-      .poll(() =>
-        page.evaluate(() => {
-          const svg = document.querySelector('.chart svg') as SVGSVGElement | null;
-          const frame = document.querySelector('.chart-frame') as HTMLElement | null;
-          return svg && frame ? Math.abs(svg.width.baseVal.value - Math.max(280, frame.clientWidth)) : -1;
-        }),
-      )
-      .toBeLessThanOrEqual(1);
+    await drawnAtCardWidth(page);
     for (const toggle of [null, 'Lines by store']) {
       if (toggle) await page.getByRole('button', { name: toggle }).click();
       const size = await smallestChartText(page);

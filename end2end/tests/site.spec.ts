@@ -2,6 +2,8 @@
 // navigation through the Leptos router without reloading the document.
 import { expect, test, type Page } from '@playwright/test';
 
+import { hydrated } from '../pages';
+
 /** Fails the test on any console error or uncaught exception in the page. */
 function watchForErrors(page: Page): string[] {
   const errors: string[] = [];
@@ -10,11 +12,6 @@ function watchForErrors(page: Page): string[] {
   });
   page.on('pageerror', (error) => errors.push(error.message));
   return errors;
-}
-
-/** Waits until the wasm has taken over the page. */
-async function hydrated(page: Page) {
-  await expect(page.locator('#app')).toHaveAttribute('data-hydrated', 'true');
 }
 
 test('the router moves between pages without reloading the document', async ({ page }) => {

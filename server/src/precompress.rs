@@ -79,7 +79,7 @@ pub fn in_background(pkg: PathBuf) {
         tracing::warn!(
             folder = %pkg.display(),
             "no built site here: pages are served without their script and stylesheet \
-             (build one with scripts/release or cargo leptos build, or give --site-root)"
+             (build one with scripts/build-dev-site, scripts/release or cargo leptos build, or give --site-root)"
         );
         return;
     }

@@ -165,9 +165,14 @@ impl Tail {
         self.start = 0;
         let held = self.buffer.len();
         self.buffer.resize(held + CHUNK, 0);
-        let got = self.file.read(&mut self.buffer[held..]);
-        self.buffer.truncate(held + *got.as_ref().unwrap_or(&0));
-        let got = got?;
+        let got = match self.file.read(&mut self.buffer[held..]) {
+            Ok(got) => got,
+            Err(error) => {
+                self.buffer.truncate(held);
+                return Err(error);
+            }
+        };
+        self.buffer.truncate(held + got);
         self.read += got as u64;
         Ok(got > 0)
     }

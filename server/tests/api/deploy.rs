@@ -72,17 +72,19 @@ fn free_port() -> u16 {
         .port()
 }
 
-#[test]
-fn the_systemd_unit_verifies() {
+/// docs/DEPLOY.md's unit in block `block`, saved as `file` with this
+/// build's binary in place of `/opt/whocomes/whocomes`, passes `systemd-analyze
+/// verify` without a word of warning.
+pub(crate) fn the_unit_verifies(block: &str, file: &str) {
     let Some(analyze) = tool("systemd-analyze") else {
         return;
     };
     let folder = tempfile::tempdir().expect("a temporary folder");
-    let unit = folder.path().join("whocomes.service");
+    let unit = folder.path().join(file);
     let text = replaced(
-        &tested_block("systemd"),
-        "ExecStart=/opt/whocomes/whocomes serve",
-        &format!("ExecStart={} serve", binary().display()),
+        &tested_block(block),
+        "ExecStart=/opt/whocomes/whocomes ",
+        &format!("ExecStart={} ", binary().display()),
     );
     std::fs::write(&unit, text).expect("writes the unit");
     let output = Command::new(analyze)
@@ -93,6 +95,11 @@ fn the_systemd_unit_verifies() {
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "systemd-analyze verify: {said}");
     assert!(said.trim().is_empty(), "no warning either: {said}");
+}
+
+#[test]
+fn the_systemd_unit_verifies() {
+    the_unit_verifies("systemd", "whocomes.service");
 }
 
 /// nginx started from docs/DEPLOY.md's block, on two loopback ports, in

@@ -14,7 +14,7 @@ use activity::StoreName;
 use activity::store::{ActivityStore as _, Retention};
 use activity_sqlite::SqliteStore;
 
-use crate::deploy::{replaced, tested_block, tool};
+use crate::deploy::{replaced, tested_block, the_unit_verifies};
 use crate::signals::{binary, sigterm_and_wait};
 
 const LOG: &str = "/var/log/nginx/access.log";
@@ -22,25 +22,7 @@ const DATA: &str = "/var/lib/whocomes";
 
 #[test]
 fn the_follower_unit_verifies() {
-    let Some(analyze) = tool("systemd-analyze") else {
-        return;
-    };
-    let folder = tempfile::tempdir().expect("a temporary folder");
-    let unit = folder.path().join("whocomes-follow.service");
-    let text = replaced(
-        &tested_block("follow-unit"),
-        "ExecStart=/opt/whocomes/whocomes ",
-        &format!("ExecStart={} ", binary().display()),
-    );
-    std::fs::write(&unit, text).expect("writes the unit");
-    let output = Command::new(analyze)
-        .arg("verify")
-        .arg(&unit)
-        .output()
-        .expect("systemd-analyze runs");
-    let said = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "systemd-analyze verify: {said}");
-    assert!(said.trim().is_empty(), "no warning either: {said}");
+    the_unit_verifies("follow-unit", "whocomes-follow.service");
 }
 
 /// The unit's `ExecStart` and `Environment` lines, run with `log` and
