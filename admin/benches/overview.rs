@@ -22,6 +22,7 @@ use activity::rows::Batch;
 use activity::store::{ActivityStore, Retention};
 use chrono::{Days, Utc};
 use whocomes_admin::server::{Admin, AdminConfig, overview};
+use whocomes_admin::span::Span;
 
 /// The allocator the server uses.
 #[global_allocator]
@@ -117,7 +118,7 @@ async fn measure(store: Arc<dyn ActivityStore>) {
             .expect("a note");
         let fresh = admin_of(&store);
         let began = Instant::now();
-        let overview = overview::overview(&fresh, range, Utc::now(), true).await;
+        let overview = overview::overview(&fresh, Span::Last(range), Utc::now(), true).await;
         assert_eq!(overview.days.len(), usize::from(range));
         eprintln!(
             "  all cards, {range} days, cold (no summary kept): {:.1?}",
@@ -136,7 +137,8 @@ async fn measure(store: Arc<dyn ActivityStore>) {
                     .expect("a live write");
                 let restarted = admin_of(&store);
                 let began = Instant::now();
-                let overview = overview::overview(&restarted, range, Utc::now(), true).await;
+                let overview =
+                    overview::overview(&restarted, Span::Last(range), Utc::now(), true).await;
                 let elapsed = began.elapsed();
                 assert_eq!(overview.days.len(), usize::from(range));
                 // A real restart happens once: let this start's refresh of
@@ -155,7 +157,7 @@ async fn measure(store: Arc<dyn ActivityStore>) {
                 .await
                 .expect("a live write");
             let began = Instant::now();
-            let overview = overview::overview(&admin, range, Utc::now(), true).await;
+            let overview = overview::overview(&admin, Span::Last(range), Utc::now(), true).await;
             let elapsed = began.elapsed();
             assert_eq!(overview.days.len(), usize::from(range));
             elapsed
@@ -176,7 +178,7 @@ async fn measure(store: Arc<dyn ActivityStore>) {
     .await;
     time("visitor table, 30 days", || async {
         let began = Instant::now();
-        let (rows, total) = overview::visitors(&admin, 30, Utc::now()).await;
+        let (rows, total) = overview::visitors(&admin, Span::Last(30), Utc::now()).await;
         assert!(total >= rows.len());
         began.elapsed()
     })

@@ -59,22 +59,46 @@ pub async fn read_access() -> Result<Access, AdminError> {
     })
 }
 
-/// The aggregates for the last `days` days (7, 30, 90 or 365).
+/// The span of a call (see [`Span::call`](crate::span::Span::call)) on the
+/// server's day, or 400 with why not.
+#[cfg(feature = "ssr")]
+fn span_of(
+    days: u16,
+    last: Option<chrono::NaiveDate>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<crate::span::Span, AdminError> {
+    crate::span::Span::from_call(days, last, now.date_naive()).map_err(|error| {
+        refuse(
+            http::StatusCode::BAD_REQUEST,
+            AdminError::Span(error.to_string()),
+        )
+    })
+}
+
+/// The aggregates for `days` days ending `last` (`None`: the last 7, 30,
+/// 90 or 365 days ending today).
 #[server(prefix = "/api/admin", endpoint = "overview")]
-pub async fn read_overview(days: u16) -> Result<Overview, AdminError> {
+pub async fn read_overview(
+    days: u16,
+    last: Option<chrono::NaiveDate>,
+) -> Result<Overview, AdminError> {
     let (admin, parts) = context()?;
     let now = chrono::Utc::now();
     if !admin.may_read_aggregates(&parts.headers, now) {
         return Err(refuse(http::StatusCode::UNAUTHORIZED, AdminError::Private));
     }
-    let range = crate::model::range_or_default(days);
+    let span = span_of(days, last, now)?;
     let details = admin.signed_in(&parts.headers, now);
-    Ok(crate::server::overview::overview(&admin, range, now, details).await)
+    Ok(crate::server::overview::overview(&admin, span, now, details).await)
 }
 
-/// The visitor rows of the last `days` days: signed-in admins only.
+/// The visitor rows of `days` days ending `last` (as [`read_overview`]):
+/// signed-in admins only.
 #[server(prefix = "/api/admin", endpoint = "visitors")]
-pub async fn read_visitors(days: u16) -> Result<VisitorTable, AdminError> {
+pub async fn read_visitors(
+    days: u16,
+    last: Option<chrono::NaiveDate>,
+) -> Result<VisitorTable, AdminError> {
     let (admin, parts) = context()?;
     let now = chrono::Utc::now();
     if !admin.signed_in(&parts.headers, now) {
@@ -83,8 +107,8 @@ pub async fn read_visitors(days: u16) -> Result<VisitorTable, AdminError> {
             AdminError::SignInFirst,
         ));
     }
-    let range = crate::model::range_or_default(days);
-    let (rows, total) = crate::server::overview::visitors(&admin, range, now).await;
+    let span = span_of(days, last, now)?;
+    let (rows, total) = crate::server::overview::visitors(&admin, span, now).await;
     Ok(VisitorTable { rows, total })
 }
 

@@ -8,6 +8,7 @@
 //!   layer an app adds (it also serves the export downloads); the figures
 //!   themselves are read by `whocomes-reading` and only put in the page's
 //!   types here;
+//! - [`span`] — which days a view shows, as a query says them;
 //! - [`model`] — the figures the server sends; [`chart`] — drawing them as
 //!   SVG; [`palette`] — the colours.
 #![forbid(unsafe_code)]
@@ -23,6 +24,7 @@ pub mod model;
 pub mod palette;
 #[cfg(feature = "ssr")]
 pub mod server;
+pub mod span;
 mod view;
 mod words;
 

@@ -27,8 +27,8 @@ pub fn range_or_default(days: u16) -> u16 {
 /// Everything the tab's cards show for one range (the public aggregates).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Overview {
-    /// The range, in days, ending today (UTC).
-    pub range: u16,
+    /// The days it covers (UTC).
+    pub span: crate::span::Span,
     /// Visitor-days by kind, one entry per day of the range, oldest first;
     /// a visitor seen on two stores the same day counts once.
     pub days: Vec<DayKinds>,
@@ -247,6 +247,9 @@ pub enum AdminError {
     /// A sign-in was refused.
     #[error(transparent)]
     SignIn(#[from] SignInError),
+    /// The days asked for are not a span the tab shows (in its words).
+    #[error("{0}")]
+    Span(String),
     /// The call itself failed (the network, an argument, the server).
     #[error("{0}")]
     Call(leptos::server_fn::error::ServerFnErrorErr),

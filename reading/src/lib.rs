@@ -85,34 +85,41 @@ impl Reading {
         &self.cache
     }
 
-    /// The newest visitor-days from `since` on over every store, at most
-    /// `limit` (newest day first, then the latest seen), and how many there
-    /// are in all. A store that cannot be read adds nothing.
+    /// The newest visitor-days from `since` on (to `until`, both included,
+    /// when given) over every store, at most `limit` (newest day first, then
+    /// the latest seen), and how many there are in all. A store that cannot
+    /// be read adds nothing.
     pub async fn latest_visitors(
         &self,
         since: NaiveDate,
+        until: Option<NaiveDate>,
         limit: usize,
     ) -> (Vec<VisitorDay>, usize) {
-        merge::latest_visitors(&self.stores, since, limit).await
+        merge::latest_visitors(&self.stores, since, until, limit).await
     }
 
-    /// Writes every store's `rows` from `since` on to `out` as `format`;
-    /// returns how many rows. Nothing is written if a store cannot be read.
+    /// Writes every store's `rows` from `since` on (to `until`, both
+    /// included, when given) to `out` as `format`; returns how many rows.
+    /// Nothing is written if a store cannot be read.
     pub async fn export(
         &self,
         rows: Rows,
         format: ExportFormat,
         since: NaiveDate,
+        until: Option<NaiveDate>,
         out: impl Write,
     ) -> Result<usize, ExportError> {
+        let kept = |day: NaiveDate| until.is_none_or(|until| day <= until);
         match rows {
             Rows::Hours => {
-                let rows = merge::hours_since(&self.stores, since).await?;
+                let mut rows = merge::hours_since(&self.stores, since).await?;
+                rows.retain(|row| kept(row.hour.date_naive()));
                 export::write_hours(&rows, format, out)?;
                 Ok(rows.len())
             }
             Rows::Visitors => {
-                let rows = merge::visitors_since(&self.stores, since).await?;
+                let mut rows = merge::visitors_since(&self.stores, since).await?;
+                rows.retain(|row| kept(row.day));
                 export::write_visitors(&rows, format, out)?;
                 Ok(rows.len())
             }

@@ -58,17 +58,25 @@ pub(crate) async fn day_summaries(
 /// The newest visitor-days from `since` on over `stores`: at most `limit`
 /// from each store, then the newest `limit` of them (newest day first, then
 /// the latest seen); and how many there are in all. A store that cannot be
-/// read adds nothing.
+/// read adds nothing. With `until`, only the days up to it: a store's newest
+/// rows may all be later, so then each store's rows of the range are read
+/// whole (visitor-days are kept a few weeks, so that stays small).
 pub(crate) async fn latest_visitors(
     stores: &[Arc<dyn ActivityStore>],
     since: NaiveDate,
+    until: Option<NaiveDate>,
     limit: usize,
 ) -> (Vec<VisitorDay>, usize) {
-    let reads = futures::future::join_all(
-        stores
-            .iter()
-            .map(|store| async move { store.latest_visitors(since, limit).await }),
-    )
+    let reads = futures::future::join_all(stores.iter().map(|store| async move {
+        match until {
+            None => store.latest_visitors(since, limit).await,
+            Some(until) => store.visitors_since(since).await.map(|mut rows| {
+                rows.retain(|row| row.day <= until);
+                let all = rows.len() as u64;
+                (rows, all)
+            }),
+        }
+    }))
     .await;
     let mut total = 0;
     let mut rows: Vec<VisitorDay> = Vec::new();

@@ -43,7 +43,9 @@ pub async fn export(args: &ExportArgs, out: impl Write) -> anyhow::Result<usize>
         .since
         .unwrap_or_else(|| Utc::now().date_naive() - chrono::Days::new(30));
     let reading = Reading::new(vec![store.clone()], Vec::new());
-    let written = reading.export(args.what, args.format, since, out).await;
+    let written = reading
+        .export(args.what, args.format, since, None, out)
+        .await;
     store.close().await;
     Ok(written?)
 }

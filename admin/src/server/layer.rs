@@ -1,7 +1,8 @@
 //! [`AdminLayer`]: hands [`Admin`] to the tab's server functions (as a
 //! request extension) and answers the export downloads itself:
 //! `GET {EXPORT_PREFIX}hours.csv|json?days=N` (public unless private) and
-//! `GET {EXPORT_PREFIX}visitors.csv|json?days=N` (signed in only). A
+//! `GET {EXPORT_PREFIX}visitors.csv|json?days=N` (signed in only), or
+//! `?from=YYYY-MM-DD&to=YYYY-MM-DD` for the tab's custom range. A
 //! request that changes something and comes from another site is refused.
 
 use std::convert::Infallible;
@@ -18,8 +19,9 @@ use tower_service::Service;
 
 use super::Admin;
 use super::origin::{FUNCTIONS, cross_site};
-use crate::model::{EXPORT_PREFIX, range_or_default};
-use reading::{ExportError, ExportFormat, Rows, first_day};
+use crate::model::EXPORT_PREFIX;
+use crate::span::Span;
+use reading::{ExportError, ExportFormat, Rows};
 
 /// The layer an app adds to serve the Admin tab.
 #[derive(Clone, Debug)]
@@ -99,17 +101,6 @@ where
     }
 }
 
-/// The `days` of a query (`days=90`), or the default range.
-fn days_of(query: Option<&str>) -> u16 {
-    let days = query
-        .unwrap_or("")
-        .split('&')
-        .find_map(|pair| pair.strip_prefix("days="))
-        .and_then(|days| days.parse().ok())
-        .unwrap_or(0);
-    range_or_default(days)
-}
-
 fn plain(status: StatusCode, message: &str) -> Response {
     (
         status,
@@ -151,10 +142,18 @@ async fn export(admin: &Admin, file: &str, request: &http::request::Parts) -> Re
     if !allowed {
         return plain(StatusCode::UNAUTHORIZED, "sign in to the Admin tab first\n");
     }
-    let range = days_of(request.uri.query());
-    let since = first_day(now.date_naive(), range);
+    let today = now.date_naive();
+    let span = match Span::read_export(request.uri.query().unwrap_or(""), today) {
+        Ok(span) => span,
+        Err(error) => return plain(StatusCode::BAD_REQUEST, &format!("{error}\n")),
+    };
+    let (since, until) = (span.first(today), span.call().1);
     let mut body = Vec::new();
-    match admin.reading().export(rows, format, since, &mut body).await {
+    match admin
+        .reading()
+        .export(rows, format, since, until, &mut body)
+        .await
+    {
         Ok(_) => {}
         Err(ExportError::Unreadable(unreadable)) => return refused(&unreadable),
         Err(error) => {
@@ -167,7 +166,11 @@ async fn export(admin: &Admin, file: &str, request: &http::request::Parts) -> Re
     }
     let what = rows.as_str();
     let (extension, media_type) = format.describe();
-    let disposition = format!("attachment; filename=\"whocomes-{what}-{range}d.{extension}\"");
+    let days = match span {
+        Span::Last(days) => format!("{days}d"),
+        Span::Between { from, to } => format!("{from}-to-{to}"),
+    };
+    let disposition = format!("attachment; filename=\"whocomes-{what}-{days}.{extension}\"");
     Response::builder()
         .header(header::CONTENT_TYPE, media_type)
         .header(header::CONTENT_DISPOSITION, disposition)

@@ -10,22 +10,24 @@ use activity::report::{BotCount, SourceReport};
 use activity::rows::VisitorDay;
 use activity::source::SourceGroup;
 use chrono::{DateTime, Utc};
-use reading::{RangeFigures, StoreFigures, first_day};
+use reading::{RangeFigures, StoreFigures};
 
 use crate::model::{
     BotRow, DayKinds, Overview, SourceRow, StoreLine, StoreStatus, Totals, VisitorRow, WriterStatus,
 };
 use crate::server::Admin;
+use crate::span::Span;
 
 /// How many visitor rows the table shows (the export has them all).
 pub const VISITOR_ROWS: usize = 500;
 
-/// The overview of the `range` days ending `now`'s day, over every store.
+/// The overview of `span` (today being `now`'s day), over every store.
 /// `details`: the reader is signed in, and may see where each store is and
 /// its errors in full; anybody else reads availability in plain words that
 /// name no host, port, database, file or error.
-pub async fn overview(admin: &Admin, range: u16, now: DateTime<Utc>, details: bool) -> Overview {
-    let figures = admin.reading().range(range, now.date_naive()).await;
+pub async fn overview(admin: &Admin, span: Span, now: DateTime<Utc>, details: bool) -> Overview {
+    let today = now.date_naive();
+    let figures = admin.reading().range(span.days(), span.last(today)).await;
     let RangeFigures {
         days,
         sums,
@@ -38,7 +40,7 @@ pub async fn overview(admin: &Admin, range: u16, now: DateTime<Utc>, details: bo
         ..
     } = figures;
     Overview {
-        range,
+        span,
         days: days
             .into_iter()
             .map(|(day, kinds)| DayKinds { day, kinds })
@@ -163,11 +165,15 @@ fn status(admin: &Admin, store: StoreFigures, details: bool) -> StoreStatus {
     }
 }
 
-/// The visitor-days of the range, newest day first, at most
-/// [`VISITOR_ROWS`]; and how many there are in all.
-pub async fn visitors(admin: &Admin, range: u16, now: DateTime<Utc>) -> (Vec<VisitorRow>, usize) {
-    let since = first_day(now.date_naive(), range);
-    let (rows, total) = admin.reading().latest_visitors(since, VISITOR_ROWS).await;
+/// The visitor-days of `span`, newest day first, at most [`VISITOR_ROWS`];
+/// and how many there are in all.
+pub async fn visitors(admin: &Admin, span: Span, now: DateTime<Utc>) -> (Vec<VisitorRow>, usize) {
+    let today = now.date_naive();
+    let (since, until) = (span.first(today), span.call().1);
+    let (rows, total) = admin
+        .reading()
+        .latest_visitors(since, until, VISITOR_ROWS)
+        .await;
     (rows.into_iter().map(visitor_row).collect(), total)
 }
 

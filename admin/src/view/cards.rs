@@ -9,6 +9,7 @@ use super::Toggles;
 use super::charts::ChartCard;
 use crate::chart;
 use crate::model::{Overview, SourceRow, StoreLine, StoreStatus, WriterStatus, store_label};
+use crate::span::Span;
 use crate::words::{capitalised, counted, none_or};
 
 /// One headline figure with the previous period's beside it.
@@ -24,11 +25,21 @@ fn Figure(label: &'static str, now: u64, before: u64, note: &'static str) -> imp
     }
 }
 
+/// What the cards show, in a line: "The last 30 days (UTC), beside the
+/// 30 days before."
+fn status(span: Span) -> String {
+    let before = match span.days() {
+        1 => "the day before".to_owned(),
+        days => format!("the {days} days before"),
+    };
+    format!("{} (UTC), beside {before}.", capitalised(&span.words()))
+}
+
 /// Every card of an overview.
 #[component]
 pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
     let Overview {
-        range,
+        span,
         days,
         totals,
         previous,
@@ -51,11 +62,11 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         .collect();
     view! {
         <p class="range-status" aria-live="polite">
-            "The last " {range} " days (UTC), beside the " {range} " days before."
+            {status(span)}
         </p>
         <ProxyTrap untrusted_forwarding=writer.untrusted_forwarding />
         {(!demo_stores.is_empty()).then(|| view! { <DemoNotice stores=demo_stores /> })}
-        {no_people.then(|| view! { <NoPeopleYet range self_reads /> })}
+        {no_people.then(|| view! { <NoPeopleYet during=span.during() self_reads /> })}
         <div class="card figures-card">
             <Figure label="Visitor-days" now=totals.visitors.total() before=previous.visitors.total()
                 note="one address on one day, whatever it asked for" />
@@ -90,11 +101,11 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
 /// machine's visits are not people, how to see them as people, where bots
 /// went, and how to see a filled tab at once.
 #[component]
-fn NoPeopleYet(range: u16, self_reads: u64) -> impl IntoView {
+fn NoPeopleYet(during: String, self_reads: u64) -> impl IntoView {
     view! {
         <div class="empty-state" role="note" data-empty-state="">
             <p>
-                <strong>"No people counted in the last " {range} " days yet."</strong>
+                <strong>{format!("No people counted {during} yet.")}</strong>
                 {(self_reads > 0).then(|| format!(
                     " {self_reads} visitor-day{} came from the site itself.",
                     if self_reads == 1 { "" } else { "s" }

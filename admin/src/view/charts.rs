@@ -16,8 +16,8 @@ use crate::model::{DayKinds, StoreLine, store_label};
 pub(crate) fn ChartCard(
     days: Vec<DayKinds>,
     lines: Vec<StoreLine>,
-    chart_choice: RwSignal<ChartChoice>,
-    table: RwSignal<bool>,
+    chart_choice: Signal<ChartChoice>,
+    table: Signal<bool>,
 ) -> impl IntoView {
     let dates: Vec<NaiveDate> = days.iter().map(|d| d.day).collect();
     let width = RwSignal::new(chart::DEFAULT_WIDTH);

@@ -1,9 +1,17 @@
-//! The range picker and the toggles: each a button with `aria-pressed`.
+//! The range picker, the custom from–to and the toggles. Each control is a
+//! link to the view it makes (`role="button"`, `aria-pressed` for what it
+//! shows now): without JavaScript it loads that view from the server; in
+//! the hydrated tab the router follows it without a page load, and Space
+//! presses it as it would a button. The from–to is a GET form, the same
+//! either way.
 
 use leptos::prelude::*;
+use leptos_router::components::Form;
 
 use super::Toggles;
+use super::address::Address;
 use crate::model::RANGES;
+use crate::span::Span;
 
 /// Which chart is shown.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -15,58 +23,109 @@ pub enum ChartChoice {
     Stores,
 }
 
-/// A toggle button bound to a boolean signal.
+/// Space on a link that acts as a button presses it (Enter already does).
+fn space_presses(event: leptos::ev::KeyboardEvent) {
+    if event.key() == " " {
+        event.prevent_default();
+        event_target::<leptos::web_sys::HtmlElement>(&event).click();
+    }
+}
+
+/// A link to the view `change` makes of this one, pressed while `pressed`.
 #[component]
-fn Toggle(label: &'static str, on: RwSignal<bool>) -> impl IntoView {
+fn ViewLink(
+    toggles: Toggles,
+    pressed: Signal<bool>,
+    change: fn(&mut Address),
+    #[prop(into)] label: String,
+) -> impl IntoView {
     view! {
-        <button
-            type="button"
+        <a
+            href=move || toggles.href(change)
+            role="button"
             class="toggle"
-            aria-pressed=move || on.get().to_string()
-            on:click=move |_| on.update(|value| *value = !*value)
+            aria-pressed=move || pressed.try_get().unwrap_or_default().to_string()
+            data-noscroll="true"
+            on:keydown=space_presses
         >
             {label}
-        </button>
+        </a>
+    }
+}
+
+/// A range button: the link to the same view over the last `days` days.
+#[component]
+fn RangeLink(toggles: Toggles, days: u16) -> impl IntoView {
+    let pressed = Signal::derive(move || toggles.span.try_get() == Some(Span::Last(days)));
+    view! {
+        <a
+            href=move || toggles.href(|view| view.span = Span::Last(days))
+            role="button"
+            aria-pressed=move || pressed.get().to_string()
+            data-noscroll="true"
+            on:keydown=space_presses
+        >
+            {format!("{days} days")}
+        </a>
+    }
+}
+
+/// From one date to another: a GET form that keeps the toggles.
+#[component]
+fn Between(toggles: Toggles) -> impl IntoView {
+    let dates = move || match toggles.span.try_get() {
+        Some(Span::Between { from, to }) => (from.to_string(), to.to_string()),
+        _ => (String::new(), String::new()),
+    };
+    let switches = move || {
+        toggles
+            .read
+            .try_with(|read| read.address.switches())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(name, value)| view! { <input type="hidden" name=name value=value /> })
+            .collect_view()
+    };
+    let custom = move || matches!(toggles.span.try_get(), Some(Span::Between { .. }));
+    view! {
+        <Form method="GET" action=move || toggles.path.try_get().unwrap_or_default() noscroll=true attr:class="range-between" attr:aria-label="From one date to another">
+            <label>
+                "From "
+                <input type="date" name="from" required prop:value=move || dates().0 value=move || dates().0 />
+            </label>
+            <label>
+                "To "
+                <input type="date" name="to" required prop:value=move || dates().1 value=move || dates().1 />
+            </label>
+            {switches}
+            <button type="submit" class:current=custom>"Show these days"</button>
+        </Form>
     }
 }
 
 /// The range picker, the chart choice and the card toggles.
 #[component]
 pub(crate) fn Controls(toggles: Toggles) -> impl IntoView {
-    let chart = toggles.chart;
-    let by_store = move || chart.get() == ChartChoice::Stores;
+    let by_store = Signal::derive(move || toggles.chart.try_get() == Some(ChartChoice::Stores));
     view! {
         <div class="admin-controls">
             <div class="range-picker" role="group" aria-label="Range">
-                {RANGES
-                    .map(|days| {
-                        view! {
-                            <button
-                                type="button"
-                                aria-pressed=move || (toggles.range.get() == days).to_string()
-                                on:click=move |_| toggles.range.set(days)
-                            >
-                                {days}
-                                " days"
-                            </button>
-                        }
-                    })
-                    .collect_view()}
+                {RANGES.map(|days| view! { <RangeLink toggles days /> }).collect_view()}
             </div>
+            <Between toggles />
             <div class="toggles" role="group" aria-label="Show">
-                <button
-                    type="button"
-                    class="toggle"
-                    aria-pressed=move || by_store().to_string()
-                    on:click=move |_| {
-                        chart.set(if by_store() { ChartChoice::Kinds } else { ChartChoice::Stores })
+                <ViewLink toggles pressed=by_store label="Lines by store" change=|view| {
+                    view.chart = match view.chart {
+                        ChartChoice::Stores => ChartChoice::Kinds,
+                        ChartChoice::Kinds => ChartChoice::Stores,
                     }
-                >
-                    "Lines by store"
-                </button>
-                <Toggle label="Where they came from" on=toggles.sources />
-                <Toggle label="The path through" on=toggles.funnel />
-                <Toggle label="Show as table" on=toggles.table />
+                } />
+                <ViewLink toggles pressed=toggles.sources label="Where they came from"
+                    change=|view| view.sources = !view.sources />
+                <ViewLink toggles pressed=toggles.funnel label="The path through"
+                    change=|view| view.funnel = !view.funnel />
+                <ViewLink toggles pressed=toggles.table label="Show as table"
+                    change=|view| view.table = !view.table />
             </div>
         </div>
     }

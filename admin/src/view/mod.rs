@@ -1,63 +1,108 @@
-//! [`AdminTab`]: the tab as one component. The range and the toggles are
-//! signals; the figures come from the server functions of [`crate::api`];
-//! the charts are drawn from them on the server for the first paint and in
-//! the browser after each change.
+//! [`AdminTab`]: the tab as one component. Its view (the range and the
+//! toggles) is the page's query ([`address`]): every control is a link to
+//! the view it makes, so a link opens exactly that view, rendered by the
+//! server, and Back and Forward move between views. The figures come from
+//! the server functions of [`crate::api`]; the charts are drawn from them
+//! on the server for the first paint and in the browser after each change.
 
+mod address;
 mod cards;
 mod charts;
 mod controls;
 mod visitors;
 
 use leptos::prelude::*;
+use leptos_router::hooks::{use_location, use_query_map};
 
 use crate::api::{read_access, read_overview};
-use crate::model::DEFAULT_RANGE;
+use crate::span::Span;
+use address::Address;
 
 pub use controls::ChartChoice;
 
-/// What the reader has switched on; each toggle keeps the range.
+/// What the reader asked to see, read from the page's query.
 #[derive(Clone, Copy)]
 pub(crate) struct Toggles {
-    pub range: RwSignal<u16>,
-    pub chart: RwSignal<ChartChoice>,
-    pub sources: RwSignal<bool>,
-    pub funnel: RwSignal<bool>,
-    pub table: RwSignal<bool>,
+    /// The whole view, and what of the query could not be read.
+    pub read: Memo<address::Read>,
+    /// The tab's own path (links to other views keep it).
+    pub path: Memo<String>,
+    pub span: Signal<Span>,
+    pub chart: Signal<ChartChoice>,
+    pub sources: Signal<bool>,
+    pub funnel: Signal<bool>,
+    pub table: Signal<bool>,
+}
+
+impl Toggles {
+    /// Reads the view from the router's location.
+    fn from_location() -> Self {
+        let query = use_query_map();
+        let location = use_location();
+        let read = Memo::new(move |_| query.with(|query| Address::read(|name| query.get(name))));
+        let path = Memo::new(move |_| location.pathname.get());
+        let part =
+            move |of: fn(&Address) -> bool| Signal::derive(move || read.with(|r| of(&r.address)));
+        Self {
+            read,
+            path,
+            span: Signal::derive(move || read.with(|r| r.address.span)),
+            chart: Signal::derive(move || read.with(|r| r.address.chart)),
+            sources: part(|address| address.sources),
+            funnel: part(|address| address.funnel),
+            table: part(|address| address.table),
+        }
+    }
+
+    /// The link to the current view changed by `change`.
+    pub fn href(self, change: impl FnOnce(&mut Address)) -> String {
+        let path = self.path.try_get().unwrap_or_default();
+        self.read
+            .try_with(|read| read.address.with(change).href(&path))
+            .unwrap_or(path)
+    }
 }
 
 /// A toggle's value as the cards render. A reader who leaves while the
 /// server renders the cards disposes the toggles before the last steps of
 /// the render read them; those steps then get the default (the page is
 /// thrown away) instead of panicking the request's task.
-pub(crate) fn toggle<T: Clone + Default + Send + Sync + 'static>(signal: RwSignal<T>) -> T {
+pub(crate) fn toggle<T: Clone + Default + Send + Sync + 'static>(signal: Signal<T>) -> T {
     signal.try_get().unwrap_or_default()
 }
 
-/// The Admin tab. Mount it at a route of your app (e.g. `/admin`) and add
-/// [`Admin::layer`](crate::server::Admin::layer) to the server's router.
+/// The Admin tab. Mount it at a route of your app (e.g. `/admin`), inside
+/// its `<Router>`, and add [`Admin::layer`](crate::server::Admin::layer) to
+/// the server's router.
 #[component]
 pub fn AdminTab() -> impl IntoView {
     #[cfg(feature = "ssr")]
     crate::server::csp::send();
-    let toggles = Toggles {
-        range: RwSignal::new(DEFAULT_RANGE),
-        chart: RwSignal::new(ChartChoice::Kinds),
-        sources: RwSignal::new(false),
-        funnel: RwSignal::new(false),
-        table: RwSignal::new(false),
-    };
+    let toggles = Toggles::from_location();
     // Bumped on sign-in and sign-out, so what depends on the session reloads.
     let session = RwSignal::new(0u32);
     let access = Resource::new(move || session.get(), |_| read_access());
     let overview = Resource::new(
-        move || (toggles.range.get(), session.get()),
-        |(days, _)| read_overview(days),
+        move || (toggle(toggles.span), session.get()),
+        |(span, _)| {
+            let (days, last) = span.call();
+            read_overview(days, last)
+        },
     );
+    let problems = move || toggles.read.with(|read| read.problems.clone());
 
     view! {
         <section class="admin-tab" aria-labelledby="admin-title">
             <h1 id="admin-title">"Who comes"</h1>
             <controls::Controls toggles />
+            {move || {
+                let problems = problems();
+                (!problems.is_empty()).then(|| view! {
+                    <div class="admin-error view-problems" role="alert">
+                        {problems.into_iter().map(|problem| view! { <p>{problem}</p> }).collect_view()}
+                    </div>
+                })
+            }}
             <Transition fallback=|| view! { <p class="loading">"Counting…"</p> }>
                 {move || Suspend::new(async move {
                     match overview.await {
@@ -69,7 +114,7 @@ pub fn AdminTab() -> impl IntoView {
                     }
                 })}
             </Transition>
-            <visitors::VisitorSection range=toggles.range access session />
+            <visitors::VisitorSection span=toggles.span access session />
         </section>
     }
 }

@@ -6,12 +6,14 @@ use leptos::prelude::*;
 
 use crate::api::{SignIn, SignOut, read_visitors};
 use crate::model::{Access, AdminError, EXPORT_PREFIX, VisitorRow};
+use crate::span::Span;
 
 /// Export links for the current range.
 #[component]
-fn Exports(range: RwSignal<u16>, visitors: bool) -> impl IntoView {
+fn Exports(span: Signal<Span>, visitors: bool) -> impl IntoView {
     let link = move |what: &'static str, format: &'static str| {
-        format!("{EXPORT_PREFIX}{what}.{format}?days={}", range.get())
+        let query = span.try_get().unwrap_or_default().export_query();
+        format!("{EXPORT_PREFIX}{what}.{format}?{query}")
     };
     view! {
         <p class="exports">
@@ -30,7 +32,7 @@ fn Exports(range: RwSignal<u16>, visitors: bool) -> impl IntoView {
 /// The sign-in form, or the visitor table once signed in.
 #[component]
 pub(crate) fn VisitorSection(
-    range: RwSignal<u16>,
+    span: Signal<Span>,
     access: Resource<Result<Access, AdminError>>,
     session: RwSignal<u32>,
 ) -> impl IntoView {
@@ -56,16 +58,16 @@ pub(crate) fn VisitorSection(
                     let access = access.await.unwrap_or_default();
                     if access.signed_in {
                         view! {
-                            <Exports range visitors=true />
+                            <Exports span visitors=true />
                             <ActionForm action=sign_out>
                                 <button type="submit" class="sign-out">"Sign out"</button>
                             </ActionForm>
-                            <VisitorTable range session />
+                            <VisitorTable span session />
                         }
                         .into_any()
                     } else if access.sign_in_possible {
                         view! {
-                            {(!access.private).then(|| view! { <Exports range visitors=false /> })}
+                            {(!access.private).then(|| view! { <Exports span visitors=false /> })}
                             <p class="card-note">"The visitor table (one row per visitor-day) is for the signed-in admin only."</p>
                             <ActionForm action=sign_in attr:class="sign-in">
                                 <label>
@@ -79,7 +81,7 @@ pub(crate) fn VisitorSection(
                         .into_any()
                     } else {
                         view! {
-                            <Exports range visitors=false />
+                            <Exports span visitors=false />
                             <p class="card-note">
                                 "The visitor table needs an admin password: start the server with --admin-password-file or WHOCOMES_ADMIN_PASSWORD."
                             </p>
@@ -93,10 +95,13 @@ pub(crate) fn VisitorSection(
 }
 
 #[component]
-fn VisitorTable(range: RwSignal<u16>, session: RwSignal<u32>) -> impl IntoView {
+fn VisitorTable(span: Signal<Span>, session: RwSignal<u32>) -> impl IntoView {
     let table = Resource::new(
-        move || (range.get(), session.get()),
-        |(days, _)| read_visitors(days),
+        move || (span.try_get().unwrap_or_default(), session.get()),
+        |(span, _)| {
+            let (days, last) = span.call();
+            read_visitors(days, last)
+        },
     );
     view! {
         <Transition fallback=|| view! { <p class="loading">"Reading visitors…"</p> }>

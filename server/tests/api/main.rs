@@ -16,3 +16,4 @@ mod leaks;
 mod recording;
 mod routes;
 mod signals;
+mod views;
