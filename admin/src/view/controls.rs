@@ -2,11 +2,13 @@
 //! link to the view it makes (`role="button"`, `aria-pressed` for what it
 //! shows now): without JavaScript it loads that view from the server; in
 //! the hydrated tab the router follows it without a page load, and Space
-//! presses it as it would a button. The from–to is a GET form, the same
-//! either way.
+//! presses it as it would a button. The from–to is a GET form: submitted
+//! by the browser without JavaScript, followed by the router with it.
 
 use leptos::prelude::*;
-use leptos_router::components::Form;
+use leptos::web_sys::{FormData, HtmlFormElement, UrlSearchParams};
+use leptos_router::NavigateOptions;
+use leptos_router::hooks::use_navigate;
 
 use super::Toggles;
 use super::address::Address;
@@ -87,8 +89,28 @@ fn Between(toggles: Toggles) -> impl IntoView {
             .collect_view()
     };
     let custom = move || matches!(toggles.span.try_get(), Some(Span::Between { .. }));
+    let path = move || toggles.path.try_get().unwrap_or_default();
+    let navigate = use_navigate();
+    // The query the browser itself would submit (the button has no name),
+    // followed in place; the page reads it, and says what is wrong with it.
+    let submit = move |event: leptos::ev::SubmitEvent| {
+        let form = event_target::<HtmlFormElement>(&event);
+        let Some(query) = FormData::new_with_form(&form)
+            .and_then(|data| UrlSearchParams::new_with_str_sequence_sequence(&data))
+            .ok()
+            .map(|query| String::from(query.to_string()))
+        else {
+            return;
+        };
+        event.prevent_default();
+        let options = NavigateOptions {
+            scroll: false,
+            ..Default::default()
+        };
+        navigate(&format!("{}?{query}", path()), options);
+    };
     view! {
-        <Form method="GET" action=move || toggles.path.try_get().unwrap_or_default() noscroll=true attr:class="range-between" attr:aria-label="From one date to another">
+        <form method="get" action=path class="range-between" aria-label="From one date to another" on:submit=submit>
             <label>
                 "From "
                 <input type="date" name="from" required prop:value=move || dates().0 value=move || dates().0 />
@@ -99,7 +121,7 @@ fn Between(toggles: Toggles) -> impl IntoView {
             </label>
             {switches}
             <button type="submit" class:current=custom>"Show these days"</button>
-        </Form>
+        </form>
     }
 }
 
