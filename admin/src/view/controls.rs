@@ -123,6 +123,7 @@ fn Between(toggles: Toggles) -> impl IntoView {
             <button type="submit" class:current=custom>"Show these days"</button>
         </form>
     }
+    .into_any()
 }
 
 /// The range picker, the chart choice and the card toggles.
@@ -151,4 +152,6 @@ pub(crate) fn Controls(toggles: Toggles) -> impl IntoView {
             </div>
         </div>
     }
+    // Erased: the tab's view type would be too deep for a release build.
+    .into_any()
 }
