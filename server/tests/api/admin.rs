@@ -7,33 +7,12 @@ use std::time::Duration;
 
 use reqwest::StatusCode;
 
-use crate::helpers::{TestApp, refused_at_start, spawn_app_with};
+use crate::helpers::{TestApp, get_with, post, refused_at_start, spawn_app_with};
 
-const PASSWORD: &str = "a test passphrase";
-
-async fn post(
-    app: &TestApp,
-    path: &str,
-    form: &[(&str, &str)],
-    cookie: Option<&str>,
-) -> reqwest::Response {
-    let mut request = app.client.post(app.url(path)).form(form);
-    if let Some(cookie) = cookie {
-        request = request.header("cookie", cookie);
-    }
-    request.send().await.expect("the server answers")
-}
-
-async fn get_with(app: &TestApp, path: &str, cookie: Option<&str>) -> reqwest::Response {
-    let mut request = app.client.get(app.url(path));
-    if let Some(cookie) = cookie {
-        request = request.header("cookie", cookie);
-    }
-    request.send().await.expect("the server answers")
-}
+pub(crate) const PASSWORD: &str = "a test passphrase";
 
 /// Signs in; returns the `Set-Cookie` header and the `name=value` to send back.
-async fn sign_in(app: &TestApp) -> (String, String) {
+pub(crate) async fn sign_in(app: &TestApp) -> (String, String) {
     let answer = post(app, "/api/admin/sign-in", &[("password", PASSWORD)], None).await;
     assert_eq!(answer.status(), StatusCode::OK);
     let set = answer

@@ -177,6 +177,29 @@ pub async fn spawn_app_in(data: tempfile::TempDir, extra: &[&str]) -> TestApp {
 
 /// Builds the site with `flags` (and a fresh data folder), expecting it to
 /// refuse to start; returns why, with its causes.
+/// POSTs `form` to `path` (a server function), with `cookie` if given.
+pub async fn post(
+    app: &TestApp,
+    path: &str,
+    form: &[(&str, &str)],
+    cookie: Option<&str>,
+) -> reqwest::Response {
+    let mut request = app.client.post(app.url(path)).form(form);
+    if let Some(cookie) = cookie {
+        request = request.header("cookie", cookie);
+    }
+    request.send().await.expect("the server answers")
+}
+
+/// GETs `path`, with `cookie` if given.
+pub async fn get_with(app: &TestApp, path: &str, cookie: Option<&str>) -> reqwest::Response {
+    let mut request = app.client.get(app.url(path));
+    if let Some(cookie) = cookie {
+        request = request.header("cookie", cookie);
+    }
+    request.send().await.expect("the server answers")
+}
+
 pub async fn refused_at_start(flags: &[&str]) -> String {
     let data = tempfile::tempdir().expect("a temporary folder");
     let argv = ["whocomes".to_owned(), "--addr=127.0.0.1:0".to_owned()]

@@ -8,30 +8,8 @@ use std::time::Duration;
 use chrono::{Days, NaiveDate, Utc};
 use reqwest::StatusCode;
 
-use crate::helpers::{TestApp, spawn_app_with};
-
-const PASSWORD: &str = "a test passphrase";
-
-async fn post(
-    app: &TestApp,
-    path: &str,
-    form: &[(&str, &str)],
-    cookie: Option<&str>,
-) -> reqwest::Response {
-    let mut request = app.client.post(app.url(path)).form(form);
-    if let Some(cookie) = cookie {
-        request = request.header("cookie", cookie);
-    }
-    request.send().await.expect("the server answers")
-}
-
-async fn get(app: &TestApp, path: &str, cookie: Option<&str>) -> reqwest::Response {
-    let mut request = app.client.get(app.url(path));
-    if let Some(cookie) = cookie {
-        request = request.header("cookie", cookie);
-    }
-    request.send().await.expect("the server answers")
-}
+use crate::admin::{PASSWORD, sign_in};
+use crate::helpers::{TestApp, get_with as get, post, spawn_app_with};
 
 async fn page(app: &TestApp, path: &str) -> String {
     let answer = get(app, path, None).await;
@@ -261,14 +239,7 @@ async fn the_server_reads_a_from_to_and_refuses_what_it_cannot_show() {
     }
 
     // The visitor rows and the exports keep to the days too.
-    let answer = post(&app, "/api/admin/sign-in", &[("password", PASSWORD)], None).await;
-    let set = answer
-        .headers()
-        .get("set-cookie")
-        .expect("a session")
-        .to_str()
-        .expect("text");
-    let cookie = set.split(';').next().expect("name=value").to_owned();
+    let (_, cookie) = sign_in(&app).await;
     let total = |last: String| {
         let (app, cookie) = (&app, cookie.clone());
         async move {
