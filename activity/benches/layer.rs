@@ -101,6 +101,52 @@ impl ActivityStore for Discard {
     fn cost(&self) -> Cost {
         Cost::default()
     }
+    async fn latest_visitors(
+        &self,
+        _since: chrono::NaiveDate,
+        _limit: usize,
+    ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
+        Ok((Vec::new(), 0))
+    }
+    async fn day_summaries(
+        &self,
+        _first: chrono::NaiveDate,
+        _last: chrono::NaiveDate,
+        _steps: &[whocomes_activity::report::FunnelStep],
+    ) -> Result<Vec<whocomes_activity::summary::DaySummary>, StoreError> {
+        Ok(Vec::new())
+    }
+    async fn day_requests(
+        &self,
+        _since: chrono::NaiveDate,
+    ) -> Result<Vec<(chrono::NaiveDate, u64)>, StoreError> {
+        Ok(Vec::new())
+    }
+    async fn day_marks(
+        &self,
+        _since: chrono::NaiveDate,
+    ) -> Result<Vec<(chrono::NaiveDate, u64)>, StoreError> {
+        Ok(Vec::new())
+    }
+    async fn imported(
+        &self,
+        _log: &str,
+    ) -> Result<Option<whocomes_activity::store::Imported>, StoreError> {
+        Ok(None)
+    }
+    async fn mark_imported(
+        &self,
+        _imported: &whocomes_activity::store::Imported,
+    ) -> Result<(), StoreError> {
+        Ok(())
+    }
+    async fn note(&self, _name: &str) -> Result<Option<String>, StoreError> {
+        Ok(None)
+    }
+    async fn keep_note(&self, _name: &str, _body: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+    async fn close(&self) {}
 }
 
 fn layer(c: &mut Criterion) {

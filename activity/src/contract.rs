@@ -133,10 +133,35 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         .record(&Batch::fold(&second))
         .await
         .unwrap_or_else(|e| panic!("records again: {e}"));
+    // Before the marks: reader 5 fetched no file yet, so is no person.
+    let marked = store
+        .day_marks(old_day)
+        .await
+        .unwrap_or_else(|e| panic!("reads day marks: {e}"));
+    assert_eq!(marked, Vec::new(), "no marks yet");
+    let before = today_kinds(store, today).await;
     store
         .record(&marks)
         .await
         .unwrap_or_else(|e| panic!("records marks: {e}"));
+    // A mark in a later batch than its page: the day's marks say the day
+    // changed (a reader that kept its summary sums it again), and the
+    // summary moves reader 5 from the bots to the people.
+    let marked = store
+        .day_marks(old_day)
+        .await
+        .unwrap_or_else(|e| panic!("reads day marks: {e}"));
+    assert_eq!(
+        marked,
+        vec![(today, 2)],
+        "every mark is counted on its day, found or not"
+    );
+    let after = today_kinds(store, today).await;
+    assert_eq!(
+        (before.people + 1, before.bots - 1),
+        (after.people, after.bots),
+        "the mark made a person of reader 5: {before:?} -> {after:?}"
+    );
     store
         .record(&Batch::default())
         .await
@@ -290,6 +315,17 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
     summaries_contract(store, today, old_day).await;
     ledger_contract(store).await;
     notes_contract(store).await;
+    store.close().await;
+}
+
+/// Today's visitor-days by kind, as the store sums them.
+async fn today_kinds(store: &dyn ActivityStore, today: NaiveDate) -> crate::report::KindCounts {
+    let summaries = store
+        .day_summaries(today, today, &[])
+        .await
+        .unwrap_or_else(|e| panic!("summarizes today: {e}"));
+    assert_eq!(summaries.len(), 1, "today has rows");
+    summaries[0].kinds
 }
 
 /// The import ledger keeps the last word per log, apart from other logs.

@@ -26,9 +26,6 @@ pub enum StoreError {
     /// Every connection stayed busy for longer than the store waits.
     #[error("the store is busy: no connection came free in time")]
     Busy,
-    /// The store does not do this at all (e.g. it keeps no import ledger).
-    #[error("the store does not {0}")]
-    Unsupported(&'static str),
     /// The engine refused or failed a statement.
     #[error("the store failed: {0}")]
     Failed(String),
@@ -40,7 +37,7 @@ pub enum StoreError {
 
 impl StoreError {
     /// Whether trying again later may work: an unreachable, busy or failing
-    /// store may recover; an unsupported call or a damaged row will not.
+    /// store may recover; a damaged row will not.
     pub fn is_transient(&self) -> bool {
         matches!(self, Self::Unavailable(_) | Self::Busy | Self::Failed(_))
     }
@@ -103,6 +100,14 @@ pub struct Imported {
 }
 
 /// A place that keeps activity.
+///
+/// Every method is required: a wrapper (a store that stands in for another,
+/// a test double) must pass each one on by name, and an adapter that has
+/// no quicker way than reading its rows says so by calling the helper that
+/// does ([`read_and_summarize`], [`latest_of_all`], [`day_requests_from_hours`]).
+/// A default body would let a wrapper miss a method silently and answer
+/// for the store it wraps; the store contract (`contract`, behind the
+/// `testing` feature) calls every one.
 #[async_trait]
 pub trait ActivityStore: Send + Sync {
     /// The name hits carry when this store serves them.
@@ -122,50 +127,39 @@ pub trait ActivityStore: Send + Sync {
     async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError>;
 
     /// The newest visitor-days from `since` on (newest day first, then by
-    /// token, both descending: the key's order read backwards), at most `limit`, and how many there are in all: the visitor
-    /// table's page. By default read through [`visitors_since`](Self::visitors_since).
+    /// token, both descending: the key's order read backwards), at most
+    /// `limit`, and how many there are in all: the visitor table's page.
+    /// [`latest_of_all`] reads it through [`visitors_since`](Self::visitors_since).
     async fn latest_visitors(
         &self,
         since: NaiveDate,
         limit: usize,
-    ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
-        let mut rows = self.visitors_since(since).await?;
-        let total = rows.len() as u64;
-        rows.sort_by(|a, b| (&b.day, &b.visitor).cmp(&(&a.day, &a.visitor)));
-        rows.truncate(limit);
-        Ok((rows, total))
-    }
+    ) -> Result<(Vec<VisitorDay>, u64), StoreError>;
 
     /// The summaries of the days from `first` to `last` (both included)
     /// that have rows, oldest first, with the funnel of `steps`. Stores
-    /// should sum in their engine; by default the rows are read and summed
-    /// by [`read_and_summarize`], which the contract compares with.
+    /// should sum in their engine; [`read_and_summarize`] reads the rows
+    /// and sums them, and is what the contract compares with.
     async fn day_summaries(
         &self,
         first: NaiveDate,
         last: NaiveDate,
         steps: &[FunnelStep],
-    ) -> Result<Vec<DaySummary>, StoreError> {
-        read_and_summarize(self, first, last, steps).await
-    }
+    ) -> Result<Vec<DaySummary>, StoreError>;
 
     /// All requests per day from `since` on, oldest first. A day's figure
     /// grows with every hit it gets, so a reader that kept a day's summary
     /// knows it is still current while the figure is the same. Stores
-    /// should keep it apart from the hourly rows; by default those are summed.
-    async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-        Ok(summary::day_requests(
-            &self.hours_since(summary::midnight(since)).await?,
-        ))
-    }
+    /// should keep it apart from the hourly rows; [`day_requests_from_hours`]
+    /// sums those.
+    async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError>;
 
     /// How many marks of a browser's evidence ([`Batch::marks`]) each day
-    /// from `since` on has had, oldest first: a day's summary can change
-    /// with a mark alone, so a reader that kept it looks at this too.
-    async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-        let _ = since;
-        Ok(Vec::new())
-    }
+    /// from `since` on has had, oldest first (days without one left out):
+    /// a day's summary can change with a mark alone, so a reader that kept
+    /// it looks at this too. Every mark recorded counts, whether or not it
+    /// found its visitor-day.
+    async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError>;
 
     /// Deletes rows older than the retention allows, as of `now`; a day's
     /// visitor-days by kind are kept when its visitor rows go.
@@ -186,38 +180,27 @@ pub trait ActivityStore: Send + Sync {
         since: NaiveDate,
     ) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError>;
 
-    /// What was imported of the log known as `log`, if any of it was.
-    async fn imported(&self, log: &str) -> Result<Option<Imported>, StoreError> {
-        let _ = log;
-        Err(StoreError::Unsupported("keep an import ledger"))
-    }
+    /// What was imported of the log known as `log`, if any of it was
+    /// (`whocomes import` reads on from there).
+    async fn imported(&self, log: &str) -> Result<Option<Imported>, StoreError>;
 
     /// Notes what was imported of a log (replacing what was noted before).
-    async fn mark_imported(&self, imported: &Imported) -> Result<(), StoreError> {
-        let _ = imported;
-        Err(StoreError::Unsupported("keep an import ledger"))
-    }
+    async fn mark_imported(&self, imported: &Imported) -> Result<(), StoreError>;
 
     /// The note a reader kept under `name` ([`keep_note`](Self::keep_note)),
     /// if there is one.
-    async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
-        let _ = name;
-        Err(StoreError::Unsupported("keep a reader's notes"))
-    }
+    async fn note(&self, name: &str) -> Result<Option<String>, StoreError>;
 
     /// Keeps `body` under `name`, replacing what was kept: what a reader
     /// worked out and would rather not work out again after a restart
     /// (the Admin tab's day summaries). Never a visitor's row.
-    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
-        let _ = (name, body);
-        Err(StoreError::Unsupported("keep a reader's notes"))
-    }
+    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError>;
 
     /// What keeping activity has cost so far.
     fn cost(&self) -> Cost;
 
     /// Lets go of connections and files (after the last write).
-    async fn close(&self) {}
+    async fn close(&self);
 }
 
 /// Counts operations, failures and time for a store's [`Cost`].
@@ -290,6 +273,31 @@ impl ActivityStore for NullStore {
         Ok(Vec::new())
     }
 
+    async fn latest_visitors(
+        &self,
+        _since: NaiveDate,
+        _limit: usize,
+    ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
+        Ok((Vec::new(), 0))
+    }
+
+    async fn day_summaries(
+        &self,
+        _first: NaiveDate,
+        _last: NaiveDate,
+        _steps: &[FunnelStep],
+    ) -> Result<Vec<DaySummary>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn day_requests(&self, _since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn day_marks(&self, _since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        Ok(Vec::new())
+    }
+
     async fn enforce_retention(&self, _now: DateTime<Utc>) -> Result<(), StoreError> {
         Ok(())
     }
@@ -308,9 +316,29 @@ impl ActivityStore for NullStore {
         Ok(Vec::new())
     }
 
+    /// Nothing was imported here, so a log would be read from its start;
+    /// the import's writes fail as every write does, saying why.
+    async fn imported(&self, _log: &str) -> Result<Option<Imported>, StoreError> {
+        Ok(None)
+    }
+
+    async fn mark_imported(&self, _imported: &Imported) -> Result<(), StoreError> {
+        Err(StoreError::Unavailable(self.reason.clone()))
+    }
+
+    async fn note(&self, _name: &str) -> Result<Option<String>, StoreError> {
+        Ok(None)
+    }
+
+    async fn keep_note(&self, _name: &str, _body: &str) -> Result<(), StoreError> {
+        Err(StoreError::Unavailable(self.reason.clone()))
+    }
+
     fn cost(&self) -> Cost {
         Cost::default()
     }
+
+    async fn close(&self) {}
 }
 
 /// Keeps activity in memory: for tests, and for trying whocomes out.
@@ -429,6 +457,27 @@ impl ActivityStore for MemoryStore {
             .collect())
     }
 
+    async fn latest_visitors(
+        &self,
+        since: NaiveDate,
+        limit: usize,
+    ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
+        latest_of_all(self, since, limit).await
+    }
+
+    async fn day_summaries(
+        &self,
+        first: NaiveDate,
+        last: NaiveDate,
+        steps: &[FunnelStep],
+    ) -> Result<Vec<DaySummary>, StoreError> {
+        read_and_summarize(self, first, last, steps).await
+    }
+
+    async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        day_requests_from_hours(self, since).await
+    }
+
     async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
         let mut kept = self.kept();
         let visitor_cutoff = self.retention.first_visitor_day(now);
@@ -538,6 +587,34 @@ impl ActivityStore for MemoryStore {
     fn cost(&self) -> Cost {
         self.meter.snapshot()
     }
+
+    async fn close(&self) {}
+}
+
+/// The newest visitor-days from `since` on, at most `limit`, and how many
+/// there are in all, read through [`ActivityStore::visitors_since`]: for a
+/// store with no quicker way to the visitor table's page.
+pub async fn latest_of_all<S: ActivityStore + ?Sized>(
+    store: &S,
+    since: NaiveDate,
+    limit: usize,
+) -> Result<(Vec<VisitorDay>, u64), StoreError> {
+    let mut rows = store.visitors_since(since).await?;
+    let total = rows.len() as u64;
+    rows.sort_by(|a, b| (&b.day, &b.visitor).cmp(&(&a.day, &a.visitor)));
+    rows.truncate(limit);
+    Ok((rows, total))
+}
+
+/// Requests per day from `since` on, summed from the hourly rows: for a
+/// store that keeps no day totals of its own.
+pub async fn day_requests_from_hours<S: ActivityStore + ?Sized>(
+    store: &S,
+    since: NaiveDate,
+) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+    Ok(summary::day_requests(
+        &store.hours_since(summary::midnight(since)).await?,
+    ))
 }
 
 /// Reads a store's rows from `first` on and summarizes the days from

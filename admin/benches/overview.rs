@@ -206,7 +206,7 @@ fn main() {
         match activity_postgres::testing::fresh_database().await {
             None => eprintln!("postgres: SKIPPED (TEST_DATABASE_URL is not set)"),
             Some(url) => {
-                let postgres = activity_postgres::PostgresStore::connect(
+                let postgres = activity_postgres::PostgresStore::open(
                     &url,
                     StoreName::parse("postgres").expect("a name"),
                     Retention::default(),

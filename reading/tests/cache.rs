@@ -146,6 +146,31 @@ impl ActivityStore for Slow {
     fn cost(&self) -> activity::rows::Cost {
         self.0.cost()
     }
+    async fn latest_visitors(
+        &self,
+        since: NaiveDate,
+        limit: usize,
+    ) -> Result<(Vec<activity::rows::VisitorDay>, u64), StoreError> {
+        self.0.latest_visitors(since, limit).await
+    }
+    async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        self.0.day_requests(since).await
+    }
+    async fn imported(&self, log: &str) -> Result<Option<activity::store::Imported>, StoreError> {
+        self.0.imported(log).await
+    }
+    async fn mark_imported(&self, imported: &activity::store::Imported) -> Result<(), StoreError> {
+        self.0.mark_imported(imported).await
+    }
+    async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
+        self.0.note(name).await
+    }
+    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
+        self.0.keep_note(name, body).await
+    }
+    async fn close(&self) {
+        self.0.close().await;
+    }
 }
 
 #[tokio::test]

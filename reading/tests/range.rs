@@ -143,4 +143,38 @@ impl ActivityStore for Broken {
     fn cost(&self) -> Cost {
         Cost::default()
     }
+    async fn latest_visitors(
+        &self,
+        _since: NaiveDate,
+        _limit: usize,
+    ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
+        gone()
+    }
+    async fn day_summaries(
+        &self,
+        _first: NaiveDate,
+        _last: NaiveDate,
+        _steps: &[report::FunnelStep],
+    ) -> Result<Vec<activity::summary::DaySummary>, StoreError> {
+        gone()
+    }
+    async fn day_requests(&self, _since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        gone()
+    }
+    async fn day_marks(&self, _since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        gone()
+    }
+    async fn imported(&self, _log: &str) -> Result<Option<activity::store::Imported>, StoreError> {
+        gone()
+    }
+    async fn mark_imported(&self, _imported: &activity::store::Imported) -> Result<(), StoreError> {
+        gone()
+    }
+    async fn note(&self, _name: &str) -> Result<Option<String>, StoreError> {
+        gone()
+    }
+    async fn keep_note(&self, _name: &str, _body: &str) -> Result<(), StoreError> {
+        gone()
+    }
+    async fn close(&self) {}
 }

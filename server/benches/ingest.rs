@@ -59,7 +59,7 @@ fn ingest(c: &mut Criterion) {
         None => eprintln!("postgres: SKIPPED (TEST_DATABASE_URL is not set)"),
         Some(url) => {
             let postgres = runtime
-                .block_on(PostgresStore::connect(
+                .block_on(PostgresStore::open(
                     &url,
                     StoreName::parse("postgres").expect("a name"),
                     Retention::default(),

@@ -148,11 +148,74 @@ impl ActivityStore for ReconnectingStore {
         self.current().mark_imported(imported).await
     }
 
+    async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
+        self.current().note(name).await
+    }
+
+    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
+        self.current().keep_note(name, body).await
+    }
+
     fn cost(&self) -> Cost {
         self.current().cost()
     }
 
     async fn close(&self) {
         self.current().close().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use activity::store::{MemoryStore, Retention};
+    use chrono::TimeZone;
+
+    fn name() -> StoreName {
+        StoreName::parse("site").expect("a name")
+    }
+
+    /// A store that was down at start and came up: every method of the
+    /// port reaches the real store (the day summaries' note among them).
+    #[tokio::test]
+    async fn a_store_that_came_up_late_meets_the_store_contract() {
+        let tries = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let counted = Arc::clone(&tries);
+        let open: Opener = Arc::new(move || {
+            let attempt = counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Box::pin(async move {
+                if attempt == 0 {
+                    return Err("not yet".to_owned());
+                }
+                let store: Arc<dyn ActivityStore> =
+                    Arc::new(MemoryStore::new(name(), Retention::default()));
+                Ok(store)
+            })
+        });
+        let store = ReconnectingStore::start(
+            name(),
+            "down at start".to_owned(),
+            open,
+            Duration::from_millis(5),
+        );
+        let placeholder = store.availability().await;
+        assert!(!placeholder.available, "{}", placeholder.reason);
+        assert!(
+            store.note("day-summaries").await.expect("reads").is_none(),
+            "the placeholder has no notes"
+        );
+        for _ in 0..1_000 {
+            if store.availability().await.available {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert!(store.availability().await.available, "the store came up");
+        assert_eq!(tries.load(std::sync::atomic::Ordering::SeqCst), 2);
+        let now = Utc
+            .with_ymd_and_hms(2026, 11, 29, 18, 0, 0)
+            .single()
+            .expect("a time");
+        activity::contract::store_contract(store.as_ref(), now).await;
     }
 }

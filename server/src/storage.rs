@@ -186,12 +186,10 @@ impl StoreArgs {
                     .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
                     .map_err(|error| error.to_string())
             }
-            Some(StoreKind::Postgres) => {
-                PostgresStore::connect(&self.url(), name, self.retention())
-                    .await
-                    .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
-                    .map_err(|error| error.to_string())
-            }
+            Some(StoreKind::Postgres) => PostgresStore::open(&self.url(), name, self.retention())
+                .await
+                .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
+                .map_err(|error| error.to_string()),
             None => Err("the store URL must start with sqlite:// or postgres://".to_owned()),
         }
     }

@@ -297,7 +297,7 @@ async fn on_postgresql_the_demo_sums_to_the_same_days_as_on_sqlite() {
         .await
         .expect("loads into PostgreSQL");
 
-    let store = activity_postgres::PostgresStore::connect(
+    let store = activity_postgres::PostgresStore::open(
         &url,
         StoreName::parse(demo::DEMO_STORE).expect("a name"),
         Retention {

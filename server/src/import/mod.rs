@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use activity::recording::{HitFeed, start_feed};
-use activity::store::{ActivityStore, Imported, StoreError};
+use activity::store::{ActivityStore, Imported};
 use activity::{Counter, RequestView};
 use anyhow::Context as _;
 use clap::Args;
@@ -193,14 +193,9 @@ async fn plan_log(
         async move {
             match known {
                 Some(known) => Ok(Some(known)),
-                None => match store.imported(&log).await {
-                    Ok(imported) => Ok(imported),
-                    // No ledger: every log is read from its start.
-                    Err(StoreError::Unsupported(_)) => Ok(None),
-                    Err(error) => Err(io::Error::other(format!(
-                        "cannot read the import ledger: {error}"
-                    ))),
-                },
+                None => store.imported(&log).await.map_err(|error| {
+                    io::Error::other(format!("cannot read the import ledger: {error}"))
+                }),
             }
         }
     })

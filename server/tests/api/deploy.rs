@@ -433,7 +433,7 @@ async fn a_postgres_backup_restores_with_every_count() {
     };
     let name = activity::StoreName::parse("postgres").expect("a name");
     let retention = activity::store::Retention::default();
-    let store = activity_postgres::PostgresStore::connect(&url, name.clone(), retention)
+    let store = activity_postgres::PostgresStore::open(&url, name.clone(), retention)
         .await
         .expect("connects");
     let now = chrono::Utc::now();
@@ -461,7 +461,7 @@ async fn a_postgres_backup_restores_with_every_count() {
             ("BACKUP", backup.to_str().expect("UTF-8")),
         ],
     );
-    let restored = activity_postgres::PostgresStore::connect(&restored_url, name, retention)
+    let restored = activity_postgres::PostgresStore::open(&restored_url, name, retention)
         .await
         .expect("the copy opens");
     assert_eq!(activity::holdings::read(&restored, now).await, written);

@@ -210,7 +210,7 @@ async fn serve_counts_into_postgres_when_told_to() {
     );
     app.stop().await.expect("stops");
 
-    let store = activity_postgres::PostgresStore::connect(
+    let store = activity_postgres::PostgresStore::open(
         &url,
         activity::StoreName::parse("postgres").expect("the default name for a postgres URL"),
         activity::store::Retention::default(),

@@ -1,68 +1,54 @@
-//! # activity-postgres — activity kept in PostgreSQL
+//! # whocomes-postgres — activity kept in PostgreSQL
 //!
 //! What several instances (or sites) share when a site outgrows one machine:
-//! each names its store, all write to one database. Hours and visitor-days
-//! are added with multi-row upserts in one transaction per batch; the schema
-//! lives in `migrations/` and is brought up to date on connect. The address
-//! of the database is never logged or shown with its password.
+//! each names its store, all write to one database. [`PostgresStore`] is
+//! the store the SQL adapters share (`whocomes-sql`) on the
+//! [`PostgresEngine`]: what is PostgreSQL's own is here — connecting and
+//! bringing the schema (`migrations/`) up to date, days as `DATE` and times
+//! as `TIMESTAMPTZ`, lists bound as arrays, and a batch written one
+//! statement per table with its columns as arrays. The address of the
+//! database is never logged or shown with its password.
 #![forbid(unsafe_code)]
 // Every public item of a library a stranger depends on says what it is.
 #![warn(missing_docs)]
 
-mod read;
-mod summary;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod write;
 
 use std::str::FromStr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use activity::StoreName;
-use activity::bot_class::BotClass;
-use activity::report::{BotCount, FunnelStep, KindCounts};
-use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
-use activity::store::{ActivityStore, CostMeter, Imported, Retention, StoreError};
-use activity::summary::{DaySummary, MAX_STEPS};
+use activity::rows::Batch;
+use activity::store::StoreError;
+use activity_sql::{Engine, Query, invalid};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
-use sqlx::PgPool;
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions, PgRow};
+use sqlx::{PgPool, Row as _};
 
-/// Activity kept in a PostgreSQL database.
+/// Activity kept in a PostgreSQL database: open it with
+/// `PostgresStore::open("postgres://user:password@host:port/database", name, retention)`.
+pub type PostgresStore = activity_sql::SqlStore<PostgresEngine>;
+
+/// PostgreSQL under the shared SQL store.
 #[derive(Debug)]
-pub struct PostgresStore {
-    name: StoreName,
-    pool: PgPool,
-    location: String,
-    retention: Retention,
-    meter: CostMeter,
+pub struct PostgresEngine;
+
+/// A column of type `T`, or an error naming the column.
+fn get<'r, T>(row: &'r PgRow, column: &str) -> Result<T, StoreError>
+where
+    T: sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres>,
+{
+    row.try_get(column).map_err(|_| invalid(column))
 }
 
-/// A database error in words safe to show (sqlx never puts row values or
-/// passwords in them).
-pub(crate) fn failed(error: sqlx::Error) -> StoreError {
-    match error {
-        sqlx::Error::PoolTimedOut => StoreError::Busy,
-        sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolClosed => {
-            StoreError::Unavailable(error.to_string())
-        }
-        sqlx::Error::ColumnDecode { .. }
-        | sqlx::Error::Decode(_)
-        | sqlx::Error::ColumnNotFound(_)
-        | sqlx::Error::TypeNotFound { .. } => StoreError::Corrupt(error.to_string()),
-        _ => StoreError::Failed(error.to_string()),
-    }
-}
+#[async_trait]
+impl Engine for PostgresEngine {
+    type Db = sqlx::Postgres;
+    const TITLE: &'static str = "PostgreSQL";
 
-impl PostgresStore {
-    /// Connects to `url` (`postgres://user:password@host:port/database`) and
-    /// brings the schema up to date.
-    pub async fn connect(
-        url: &str,
-        name: StoreName,
-        retention: Retention,
-    ) -> Result<Self, StoreError> {
+    async fn open(url: &str) -> Result<(PgPool, String), StoreError> {
         let options = PgConnectOptions::from_str(url)
             .map_err(|_| {
                 StoreError::Unavailable("the PostgreSQL address is not a valid URL".to_owned())
@@ -92,190 +78,83 @@ impl PostgresStore {
             .map_err(|error| {
                 StoreError::Unavailable(format!("cannot set up PostgreSQL at {location}: {error}"))
             })?;
-        Ok(Self {
-            name,
-            pool,
-            location,
-            retention,
-            meter: CostMeter::default(),
-        })
+        Ok((pool, location))
     }
 
-    fn metered<T>(&self, started: Instant, result: Result<T, StoreError>) -> Result<T, StoreError> {
-        self.meter.record(started, &result);
-        result
-    }
-}
-
-#[async_trait]
-impl ActivityStore for PostgresStore {
-    fn name(&self) -> &StoreName {
-        &self.name
+    async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreError> {
+        write::record(pool, batch).await
     }
 
-    async fn availability(&self) -> Availability {
-        let reachable = sqlx::query("SELECT 1").execute(&self.pool).await;
-        Availability {
-            available: reachable.is_ok(),
-            reason: match reachable {
-                Ok(_) => format!("kept in PostgreSQL at {}", self.location),
-                Err(error) => format!("PostgreSQL at {} cannot be used: {error}", self.location),
-            },
-            retention: self.retention.describe(),
-        }
+    fn bind_text<'q>(query: Query<'q, Self>, value: &'q str) -> Query<'q, Self> {
+        query.bind(value)
     }
 
-    async fn record(&self, batch: &Batch) -> Result<(), StoreError> {
-        if batch.is_empty() {
-            return Ok(());
-        }
-        let started = Instant::now();
-        let result = write::record(&self.pool, batch).await;
-        self.metered(started, result)
+    fn bind_int<'q>(query: Query<'q, Self>, value: i64) -> Query<'q, Self> {
+        query.bind(value)
     }
 
-    async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
-        let started = Instant::now();
-        let result = read::hours_since(&self.pool, &self.name, since).await;
-        self.metered(started, result)
+    fn bind_day<'q>(query: Query<'q, Self>, value: NaiveDate) -> Query<'q, Self> {
+        query.bind(value)
     }
 
-    async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
-        let started = Instant::now();
-        let result = read::visitors_since(&self.pool, &self.name, since).await;
-        self.metered(started, result)
+    fn bind_hour<'q>(query: Query<'q, Self>, value: DateTime<Utc>) -> Query<'q, Self> {
+        query.bind(value)
     }
 
-    async fn latest_visitors(
-        &self,
-        since: NaiveDate,
-        limit: usize,
-    ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
-        let started = Instant::now();
-        let result = read::latest_visitors(&self.pool, &self.name, since, limit).await;
-        self.metered(started, result)
+    fn bind_pairs<'q>(query: Query<'q, Self>, pairs: Vec<(String, i64)>) -> Query<'q, Self> {
+        let (names, bits): (Vec<String>, Vec<i64>) = pairs.into_iter().unzip();
+        query.bind(names).bind(bits)
     }
 
-    async fn day_summaries(
-        &self,
-        first: NaiveDate,
-        last: NaiveDate,
-        steps: &[FunnelStep],
-    ) -> Result<Vec<DaySummary>, StoreError> {
-        if steps.len() > MAX_STEPS {
-            return activity::store::read_and_summarize(self, first, last, steps).await;
-        }
-        let started = Instant::now();
-        let result = summary::day_summaries(&self.pool, &self.name, first, last, steps).await;
-        self.metered(started, result)
-    }
-
-    async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-        let started = Instant::now();
-        let result =
-            summary::day_requests(&self.pool, &self.name, since, summary::DayColumn::Requests)
-                .await;
-        self.metered(started, result)
-    }
-
-    async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-        let started = Instant::now();
-        let result =
-            summary::day_requests(&self.pool, &self.name, since, summary::DayColumn::Marks).await;
-        self.metered(started, result)
-    }
-
-    async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
-        let started = Instant::now();
-        let result = write::enforce_retention(&self.pool, &self.name, self.retention, now).await;
-        self.metered(started, result)
-    }
-
-    async fn expired_kinds_since(
-        &self,
-        since: NaiveDate,
-    ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
-        let started = Instant::now();
-        let result = read::expired_kinds_since(&self.pool, &self.name, since).await;
-        self.metered(started, result)
-    }
-
-    async fn bot_days_since(
-        &self,
-        since: NaiveDate,
-    ) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError> {
-        let started = Instant::now();
-        let result = read::bot_days_since(&self.pool, &self.name, since).await;
-        self.metered(started, result)
-    }
-
-    async fn imported(&self, log: &str) -> Result<Option<Imported>, StoreError> {
-        let started = Instant::now();
-        let row: Result<Option<(i64, String)>, StoreError> =
-            sqlx::query_as("SELECT bytes, digest FROM imports WHERE store = $1 AND log = $2")
-                .bind(self.name.as_str())
-                .bind(log)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(failed);
-        let result = row.map(|row| {
-            row.map(|(bytes, digest)| Imported {
-                log: log.to_owned(),
-                bytes: u64::try_from(bytes).unwrap_or(0),
-                digest,
-            })
-        });
-        self.metered(started, result)
-    }
-
-    async fn mark_imported(&self, imported: &Imported) -> Result<(), StoreError> {
-        let started = Instant::now();
-        let result = sqlx::query(
-            "INSERT INTO imports (store, log, bytes, digest) VALUES ($1, $2, $3, $4) ON CONFLICT (store, log) DO UPDATE SET bytes = excluded.bytes, digest = excluded.digest",
+    fn pairs(n: usize, alias: &str) -> String {
+        format!(
+            "UNNEST(${n}::text[], ${}::int8[]) AS {alias}(name, bit)",
+            n + 1
         )
-        .bind(self.name.as_str())
-        .bind(&imported.log)
-        .bind(i64::try_from(imported.bytes).unwrap_or(i64::MAX))
-        .bind(&imported.digest)
-        .execute(&self.pool)
-        .await
-        .map(|_| ())
-        .map_err(failed);
-        self.metered(started, result)
     }
 
-    async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
-        let started = Instant::now();
-        let result = sqlx::query_scalar("SELECT body FROM notes WHERE store = $1 AND name = $2")
-            .bind(self.name.as_str())
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(failed);
-        self.metered(started, result)
+    fn day_of_hour(column: &str) -> String {
+        format!("({column} AT TIME ZONE 'UTC')::date")
     }
 
-    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
-        let started = Instant::now();
-        let result = sqlx::query(
-            "INSERT INTO notes (store, name, body) VALUES ($1, $2, $3) \
-             ON CONFLICT (store, name) DO UPDATE SET body = excluded.body",
-        )
-        .bind(self.name.as_str())
-        .bind(name)
-        .bind(body)
-        .execute(&self.pool)
-        .await
-        .map(|_| ())
-        .map_err(failed);
-        self.metered(started, result)
+    /// BIGINT, INTEGER or SMALLINT alike (evidence and classes are INTEGER).
+    fn int(row: &PgRow, column: &str) -> Result<i64, StoreError> {
+        get::<i64>(row, column)
+            .or_else(|_| get::<i32>(row, column).map(i64::from))
+            .or_else(|_| get::<i16>(row, column).map(i64::from))
     }
 
-    fn cost(&self) -> Cost {
-        self.meter.snapshot()
+    fn text(row: &PgRow, column: &str) -> Result<String, StoreError> {
+        get(row, column)
     }
 
-    async fn close(&self) {
-        self.pool.close().await;
+    fn optional_text(row: &PgRow, column: &str) -> Result<Option<String>, StoreError> {
+        get(row, column)
+    }
+
+    fn day(row: &PgRow, column: &str) -> Result<NaiveDate, StoreError> {
+        get(row, column)
+    }
+
+    fn hour(row: &PgRow, column: &str) -> Result<DateTime<Utc>, StoreError> {
+        get(row, column)
+    }
+
+    fn moment(row: &PgRow, column: &str) -> Result<DateTime<Utc>, StoreError> {
+        get(row, column)
+    }
+
+    async fn fetch_all<'q>(
+        pool: &PgPool,
+        query: Query<'q, Self>,
+    ) -> Result<Vec<PgRow>, sqlx::Error> {
+        query.fetch_all(pool).await
+    }
+
+    async fn execute<'q>(
+        connection: &mut PgConnection,
+        query: Query<'q, Self>,
+    ) -> Result<(), sqlx::Error> {
+        query.execute(connection).await.map(|_| ())
     }
 }

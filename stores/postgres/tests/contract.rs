@@ -26,14 +26,13 @@ async fn postgres_meets_the_store_contract() {
         return;
     };
     let name = StoreName::parse("postgres").expect("a name");
-    let store = PostgresStore::connect(&url, name, Retention::default())
+    let store = PostgresStore::open(&url, name, Retention::default())
         .await
         .expect("connects");
     let now = Utc
         .with_ymd_and_hms(2026, 11, 29, 18, 0, 0)
         .single()
         .expect("a time");
-    store_contract(&store, now).await;
     let availability = store.availability().await;
     assert!(
         availability
@@ -42,7 +41,14 @@ async fn postgres_meets_the_store_contract() {
         "{}",
         availability.reason
     );
-    store.close().await;
+    // The contract ends by closing the store.
+    store_contract(&store, now).await;
+    let closed = store.availability().await;
+    assert!(
+        !closed.available,
+        "a closed store keeps nothing: {}",
+        closed.reason
+    );
 }
 
 #[tokio::test]
@@ -50,14 +56,14 @@ async fn two_stores_share_one_database_without_mixing_rows() {
     let Some(url) = fresh_database().await else {
         return;
     };
-    let a = PostgresStore::connect(
+    let a = PostgresStore::open(
         &url,
         StoreName::parse("site-a").expect("a name"),
         Retention::default(),
     )
     .await
     .expect("connects");
-    let b = PostgresStore::connect(
+    let b = PostgresStore::open(
         &url,
         StoreName::parse("site-b").expect("a name"),
         Retention::default(),
@@ -80,7 +86,7 @@ async fn two_stores_share_one_database_without_mixing_rows() {
 
 #[tokio::test]
 async fn an_unreachable_server_is_a_clear_error_without_the_password() {
-    let error = PostgresStore::connect(
+    let error = PostgresStore::open(
         "postgres://whocomes:hunter2secret@127.0.0.1:1/none",
         StoreName::parse("postgres").expect("a name"),
         Retention::default(),

@@ -43,7 +43,7 @@ async fn a_store_of_the_previous_schema_keeps_every_count() {
         .with_ymd_and_hms(2026, 11, 29, 18, 0, 0)
         .single()
         .expect("a time");
-    let store = PostgresStore::connect(&url, name.clone(), Retention::default())
+    let store = PostgresStore::open(&url, name.clone(), Retention::default())
         .await
         .expect("connects");
     let written = holdings::fill(&store, now).await;
@@ -59,7 +59,7 @@ async fn a_store_of_the_previous_schema_keeps_every_count() {
     }
     old.close().await.expect("closes");
 
-    let reopened = PostgresStore::connect(&url, name, Retention::default())
+    let reopened = PostgresStore::open(&url, name, Retention::default())
         .await
         .expect("migrates and connects");
     assert_eq!(holdings::read(&reopened, now).await, written);

@@ -9,7 +9,7 @@ use sqlx::{Sqlite, query::Query};
 
 use activity::store::StoreError;
 
-use crate::failed;
+use activity_sql::failed;
 
 /// Rows per statement: 128 rows of at most 11 columns is 1,408 parameters,
 /// far below SQLite's limit of 32,766; a small batch pads at most 127 rows.

@@ -1,71 +1,57 @@
-//! # activity-sqlite — activity kept in one SQLite file
+//! # whocomes-sqlite — activity kept in one SQLite file
 //!
 //! whocomes' embedded default: one file in the data folder (WAL mode), no
-//! server. Hours and visitor-days are added with multi-row upserts in one
-//! transaction per batch; the schema lives in `migrations/` and is brought up
-//! to date on open. Rows hold what `activity`'s records hold, nothing more.
+//! server. [`SqliteStore`] is the store the SQL adapters share
+//! (`whocomes-sql`) on the [`SqliteEngine`]: what is SQLite's own is here —
+//! opening the file and bringing its schema (`migrations/`) up to date,
+//! days kept as `YYYY-MM-DD` text and times as Unix seconds (hours) or
+//! milliseconds (first and last seen), lists bound as JSON, and a batch
+//! written as multi-row upserts in one transaction. Rows hold what
+//! `activity`'s records hold, nothing more.
 #![forbid(unsafe_code)]
 // Every public item of a library a stranger depends on says what it is.
 #![warn(missing_docs)]
 
 mod chunks;
-mod read;
-mod rule;
-mod summary;
 mod write;
 
 use std::str::FromStr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use activity::StoreName;
-use activity::bot_class::BotClass;
-use activity::report::{BotCount, FunnelStep, KindCounts};
-use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
-use activity::store::{ActivityStore, CostMeter, Imported, Retention, StoreError};
-use activity::summary::{DaySummary, MAX_STEPS};
+use activity::rows::Batch;
+use activity::store::StoreError;
+use activity_sql::{Engine, Query, invalid};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
-use sqlx::SqlitePool;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePoolOptions, SqliteRow,
+    SqliteSynchronous,
+};
+use sqlx::{Row as _, SqlitePool};
 
-/// Activity kept in a SQLite file.
+/// Activity kept in a SQLite file: open it with
+/// `SqliteStore::open("data/activity.db", name, retention)` (a plain path
+/// or a `sqlite://` address); the file is made if it is missing.
+pub type SqliteStore = activity_sql::SqlStore<SqliteEngine>;
+
+/// SQLite under the shared SQL store.
 #[derive(Debug)]
-pub struct SqliteStore {
-    name: StoreName,
-    pool: SqlitePool,
-    location: String,
-    retention: Retention,
-    meter: CostMeter,
-    /// Why the last write failed, until a write succeeds again (a file
-    /// that can be read but not written — read-only, disk full — is not
-    /// keeping activity, though it answers reads).
-    write_error: std::sync::Mutex<Option<String>>,
+pub struct SqliteEngine;
+
+/// A column of type `T`, or an error naming the column.
+fn get<'r, T>(row: &'r SqliteRow, column: &str) -> Result<T, StoreError>
+where
+    T: sqlx::Decode<'r, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>,
+{
+    row.try_get(column).map_err(|_| invalid(column))
 }
 
-/// A database error in words safe to show (sqlx never puts row values in them).
-pub(crate) fn failed(error: sqlx::Error) -> StoreError {
-    match error {
-        sqlx::Error::PoolTimedOut => StoreError::Busy,
-        sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolClosed => {
-            StoreError::Unavailable(error.to_string())
-        }
-        sqlx::Error::ColumnDecode { .. }
-        | sqlx::Error::Decode(_)
-        | sqlx::Error::ColumnNotFound(_)
-        | sqlx::Error::TypeNotFound { .. } => StoreError::Corrupt(error.to_string()),
-        _ => StoreError::Failed(error.to_string()),
-    }
-}
+#[async_trait]
+impl Engine for SqliteEngine {
+    type Db = sqlx::Sqlite;
+    const TITLE: &'static str = "SQLite";
 
-impl SqliteStore {
-    /// Opens the database at `url` (`sqlite://data/activity.db`, or a plain
-    /// path), creating the file if it is missing, and brings its schema up
-    /// to date.
-    pub async fn open(
-        url: &str,
-        name: StoreName,
-        retention: Retention,
-    ) -> Result<Self, StoreError> {
+    async fn open(url: &str) -> Result<(SqlitePool, String), StoreError> {
         let url = if url.starts_with("sqlite:") {
             url.to_owned()
         } else {
@@ -91,210 +77,79 @@ impl SqliteStore {
             .map_err(|error| {
                 StoreError::Unavailable(format!("cannot set up SQLite at {location}: {error}"))
             })?;
-        Ok(Self {
-            name,
-            pool,
-            location,
-            retention,
-            meter: CostMeter::default(),
-            write_error: std::sync::Mutex::default(),
-        })
+        Ok((pool, location))
     }
 
-    fn metered<T>(&self, started: Instant, result: Result<T, StoreError>) -> Result<T, StoreError> {
-        self.meter.record(started, &result);
-        result
-    }
-}
-
-#[async_trait]
-impl ActivityStore for SqliteStore {
-    fn name(&self) -> &StoreName {
-        &self.name
+    async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), StoreError> {
+        write::record(pool, batch).await
     }
 
-    async fn availability(&self) -> Availability {
-        let reachable = sqlx::query("SELECT 1").execute(&self.pool).await;
-        let write_error = self
-            .write_error
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
-        let (available, reason) = match (reachable, write_error) {
-            (Err(error), _) => (
-                false,
-                format!("SQLite at {} cannot be used: {error}", self.location),
-            ),
-            (Ok(_), Some(error)) => (
-                false,
-                format!("SQLite at {} cannot be written: {error}", self.location),
-            ),
-            (Ok(_), None) => (true, format!("kept in SQLite at {}", self.location)),
-        };
-        Availability {
-            available,
-            reason,
-            retention: self.retention.describe(),
-        }
+    fn bind_text<'q>(query: Query<'q, Self>, value: &'q str) -> Query<'q, Self> {
+        query.bind(value)
     }
 
-    async fn record(&self, batch: &Batch) -> Result<(), StoreError> {
-        if batch.is_empty() {
-            return Ok(());
-        }
-        let started = Instant::now();
-        let result = write::record(&self.pool, batch).await;
-        *self
-            .write_error
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) =
-            result.as_ref().err().map(ToString::to_string);
-        self.metered(started, result)
+    fn bind_int<'q>(query: Query<'q, Self>, value: i64) -> Query<'q, Self> {
+        query.bind(value)
     }
 
-    async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
-        let started = Instant::now();
-        let result = read::hours_since(&self.pool, &self.name, since).await;
-        self.metered(started, result)
+    fn bind_day<'q>(query: Query<'q, Self>, value: NaiveDate) -> Query<'q, Self> {
+        query.bind(value.to_string())
     }
 
-    async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
-        let started = Instant::now();
-        let result = read::visitors_since(&self.pool, &self.name, since).await;
-        self.metered(started, result)
+    fn bind_hour<'q>(query: Query<'q, Self>, value: DateTime<Utc>) -> Query<'q, Self> {
+        query.bind(value.timestamp())
     }
 
-    async fn latest_visitors(
-        &self,
-        since: NaiveDate,
-        limit: usize,
-    ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
-        let started = Instant::now();
-        let result = read::latest_visitors(&self.pool, &self.name, since, limit).await;
-        self.metered(started, result)
+    fn bind_pairs<'q>(query: Query<'q, Self>, pairs: Vec<(String, i64)>) -> Query<'q, Self> {
+        // `[["/about", 2], …]`: a list of strings and integers always serialises.
+        query.bind(serde_json::to_string(&pairs).unwrap_or_else(|_| "[]".to_owned()))
     }
 
-    async fn day_summaries(
-        &self,
-        first: NaiveDate,
-        last: NaiveDate,
-        steps: &[FunnelStep],
-    ) -> Result<Vec<DaySummary>, StoreError> {
-        if steps.len() > MAX_STEPS {
-            return activity::store::read_and_summarize(self, first, last, steps).await;
-        }
-        let started = Instant::now();
-        let result = summary::day_summaries(&self.pool, &self.name, first, last, steps).await;
-        self.metered(started, result)
+    fn pairs(n: usize, alias: &str) -> String {
+        format!("(SELECT value->>0 AS name, value->>1 AS bit FROM json_each(${n})) AS {alias}")
     }
 
-    async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-        let started = Instant::now();
-        let result =
-            summary::day_requests(&self.pool, &self.name, since, summary::DayColumn::Requests)
-                .await;
-        self.metered(started, result)
+    fn day_of_hour(column: &str) -> String {
+        format!("date({column}, 'unixepoch')")
     }
 
-    async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-        let started = Instant::now();
-        let result =
-            summary::day_requests(&self.pool, &self.name, since, summary::DayColumn::Marks).await;
-        self.metered(started, result)
+    fn int(row: &SqliteRow, column: &str) -> Result<i64, StoreError> {
+        get(row, column)
     }
 
-    async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
-        let started = Instant::now();
-        let result = write::enforce_retention(&self.pool, &self.name, self.retention, now).await;
-        self.metered(started, result)
+    fn text(row: &SqliteRow, column: &str) -> Result<String, StoreError> {
+        get(row, column)
     }
 
-    async fn expired_kinds_since(
-        &self,
-        since: NaiveDate,
-    ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
-        let started = Instant::now();
-        let result = read::expired_kinds_since(&self.pool, &self.name, since).await;
-        self.metered(started, result)
+    fn optional_text(row: &SqliteRow, column: &str) -> Result<Option<String>, StoreError> {
+        get(row, column)
     }
 
-    async fn bot_days_since(
-        &self,
-        since: NaiveDate,
-    ) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError> {
-        let started = Instant::now();
-        let result = read::bot_days_since(&self.pool, &self.name, since).await;
-        self.metered(started, result)
+    fn day(row: &SqliteRow, column: &str) -> Result<NaiveDate, StoreError> {
+        get::<&str>(row, column)?
+            .parse()
+            .map_err(|_| invalid(column))
     }
 
-    async fn imported(&self, log: &str) -> Result<Option<Imported>, StoreError> {
-        let started = Instant::now();
-        let row: Result<Option<(i64, String)>, StoreError> =
-            sqlx::query_as("SELECT bytes, digest FROM imports WHERE store = ?1 AND log = ?2")
-                .bind(self.name.as_str())
-                .bind(log)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(failed);
-        let result = row.map(|row| {
-            row.map(|(bytes, digest)| Imported {
-                log: log.to_owned(),
-                bytes: u64::try_from(bytes).unwrap_or(0),
-                digest,
-            })
-        });
-        self.metered(started, result)
+    fn hour(row: &SqliteRow, column: &str) -> Result<DateTime<Utc>, StoreError> {
+        DateTime::from_timestamp(get(row, column)?, 0).ok_or_else(|| invalid(column))
     }
 
-    async fn mark_imported(&self, imported: &Imported) -> Result<(), StoreError> {
-        let started = Instant::now();
-        let result = sqlx::query(
-            "INSERT INTO imports (store, log, bytes, digest) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (store, log) DO UPDATE SET bytes = excluded.bytes, digest = excluded.digest",
-        )
-        .bind(self.name.as_str())
-        .bind(&imported.log)
-        .bind(i64::try_from(imported.bytes).unwrap_or(i64::MAX))
-        .bind(&imported.digest)
-        .execute(&self.pool)
-        .await
-        .map(|_| ())
-        .map_err(failed);
-        self.metered(started, result)
+    fn moment(row: &SqliteRow, column: &str) -> Result<DateTime<Utc>, StoreError> {
+        DateTime::from_timestamp_millis(get(row, column)?).ok_or_else(|| invalid(column))
     }
 
-    async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
-        let started = Instant::now();
-        let result = sqlx::query_scalar("SELECT body FROM notes WHERE store = ?1 AND name = ?2")
-            .bind(self.name.as_str())
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(failed);
-        self.metered(started, result)
+    async fn fetch_all<'q>(
+        pool: &SqlitePool,
+        query: Query<'q, Self>,
+    ) -> Result<Vec<SqliteRow>, sqlx::Error> {
+        query.fetch_all(pool).await
     }
 
-    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
-        let started = Instant::now();
-        let result = sqlx::query(
-            "INSERT INTO notes (store, name, body) VALUES (?1, ?2, ?3) \
-             ON CONFLICT (store, name) DO UPDATE SET body = excluded.body",
-        )
-        .bind(self.name.as_str())
-        .bind(name)
-        .bind(body)
-        .execute(&self.pool)
-        .await
-        .map(|_| ())
-        .map_err(failed);
-        self.metered(started, result)
-    }
-
-    fn cost(&self) -> Cost {
-        self.meter.snapshot()
-    }
-
-    /// Closes the connections (the WAL is checkpointed into the file).
-    async fn close(&self) {
-        self.pool.close().await;
+    async fn execute<'q>(
+        connection: &mut SqliteConnection,
+        query: Query<'q, Self>,
+    ) -> Result<(), sqlx::Error> {
+        query.execute(connection).await.map(|_| ())
     }
 }

@@ -1,45 +1,26 @@
-//! Writing: a batch as upserts in one transaction, every row a statement's
-//! bound parameters ([`chunks`](crate::chunks)); and retention.
+//! Writing a batch: upserts in one transaction, every row a statement's
+//! bound parameters ([`chunks`](crate::chunks)), in the shared tables'
+//! words ([`activity_sql::upsert`]).
 
-use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use activity::StoreName;
 use activity::rows::Batch;
-use activity::store::{Retention, StoreError};
+use activity::store::StoreError;
 use activity::visitor_numbers::VisitorNumbers;
-use chrono::{DateTime, NaiveDate, Utc};
+use activity_sql::upsert::{self, Upsert};
+use activity_sql::{failed, int, invalid};
+use chrono::NaiveDate;
 use sqlx::SqlitePool;
 
 use crate::chunks::{Bound, Chunked};
-use crate::failed;
-use crate::read::{self, get};
-use crate::rule;
-use activity::kind_sql;
-
-/// SQLite integers are signed; counts never come near the limit.
-pub(crate) fn int(count: u64) -> i64 {
-    i64::try_from(count).unwrap_or(i64::MAX)
-}
 
 /// Writes a batch in one transaction: the hourly rows and their days'
 /// totals, the visitor-days with their paths and sources, then the files'
 /// marks (after the visitor rows, so that a mark finds a row of this batch
-/// too) and the bots' days.
+/// too) and their days' count, and the bots' days.
 pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), StoreError> {
-    // What the batch adds to each day's totals: its requests, and its marks.
-    let mut requests: BTreeMap<(&str, NaiveDate), u64> = BTreeMap::new();
-    for row in &batch.hours {
-        *requests
-            .entry((row.store.as_str(), row.hour.date_naive()))
-            .or_default() += row.requests;
-    }
-    let mut marks: BTreeMap<(&str, NaiveDate), u64> = BTreeMap::new();
-    for mark in &batch.marks {
-        *marks.entry((mark.store.as_str(), mark.day)).or_default() += 1;
-    }
-    let requests: Vec<_> = requests.into_iter().collect();
-    let marks_per_day: Vec<_> = marks.into_iter().collect();
+    let requests = activity_sql::day_requests(batch);
+    let marks = activity_sql::day_marks(batch);
     let mut tx = pool.begin().await.map_err(failed)?;
     HOURS
         .run(&mut tx, &batch.hours, |q, row| {
@@ -51,7 +32,7 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
                 .bind(int(row.self_reads))
         })
         .await?;
-    DAY_TOTALS.run(&mut tx, &requests, day_count).await?;
+    DAY_REQUESTS.run(&mut tx, &requests, day_count).await?;
     // The numbers new visitor-days get, in order; a row already kept keeps
     // its own (the transaction holds the write lock, so none is taken twice).
     let first: i64 = sqlx::query_scalar("SELECT coalesce(max(id), 0) + 1 FROM visitor_days")
@@ -78,8 +59,12 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
     let ids = kept
         .iter()
         .map(|row| {
-            let day: &str = get(row, "day")?;
-            Ok((read::day(day)?, get(row, "visitor")?, get(row, "id")?))
+            use sqlx::Row as _;
+            let day: &str = row.try_get("day").map_err(|_| invalid("day"))?;
+            let day: NaiveDate = day.parse().map_err(|_| invalid("day"))?;
+            let visitor = row.try_get("visitor").map_err(|_| invalid("visitor"))?;
+            let id = row.try_get("id").map_err(|_| invalid("id"))?;
+            Ok((day, visitor, id))
         })
         .collect::<Result<Vec<_>, StoreError>>()
         .map(VisitorNumbers::new)?;
@@ -101,7 +86,7 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
                 .bind(mark.visitor.as_str())
         })
         .await?;
-    COUNT_MARKS.run(&mut tx, &marks_per_day, day_count).await?;
+    DAY_MARKS.run(&mut tx, &marks, day_count).await?;
     BOT_DAYS
         .run(&mut tx, &batch.bot_days, |q, row| {
             q.bind(row.store.as_str())
@@ -121,46 +106,35 @@ fn day_count<'q, 'a: 'q>(
     query.bind(*store).bind(day.to_string()).bind(int(*count))
 }
 
-// Each statement reads its rows from `VALUES` as `column1`, `column2`, …;
-// `WHERE column1 IS NOT NULL` skips the padding (and keeps SQLite from
-// reading ON CONFLICT as a join's ON).
-static HOURS: LazyLock<Chunked> = LazyLock::new(|| {
+/// `upsert` with its rows from a chunk of `VALUES`, read as `column1`,
+/// `column2`, … (`select` picks them; `*`: all, in order). `WHERE column1
+/// IS NOT NULL` skips the padding, and keeps SQLite from reading ON
+/// CONFLICT as a join's ON.
+fn chunked(upsert: Upsert, select: &str, columns: usize) -> Chunked {
     Chunked::new(
-        "INSERT INTO hours (store, hour, path, requests, bots, self_reads) \
-         SELECT * FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
-         ON CONFLICT (store, hour, path) DO UPDATE SET \
-         requests = requests + excluded.requests, \
-         bots = bots + excluded.bots, \
-         self_reads = self_reads + excluded.self_reads",
-        6,
+        &upsert.sql(&format!(
+            "SELECT {select} FROM (VALUES {{rows}}) WHERE column1 IS NOT NULL"
+        )),
+        columns,
     )
-});
+}
 
-/// The batch's requests per day (summed from its hourly rows).
-static DAY_TOTALS: LazyLock<Chunked> = LazyLock::new(|| {
-    Chunked::new(
-        "INSERT INTO day_totals (store, day, requests) \
-         SELECT * FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
-         ON CONFLICT (store, day) DO UPDATE SET requests = requests + excluded.requests",
-        3,
-    )
-});
+static HOURS: LazyLock<Chunked> = LazyLock::new(|| chunked(upsert::HOURS, "*", 6));
 
+static DAY_REQUESTS: LazyLock<Chunked> = LazyLock::new(|| chunked(upsert::DAY_REQUESTS, "*", 3));
+
+static DAY_MARKS: LazyLock<Chunked> =
+    LazyLock::new(|| chunked(upsert::DAY_MARKS, "column1, column2, 0, column3", 3));
+
+/// The visitor-days, each with the number it gets if it is new.
 static VISITORS: LazyLock<Chunked> = LazyLock::new(|| {
     Chunked::new(
-        "INSERT INTO visitor_days \
-         (store, day, visitor, network, first_seen, last_seen, requests, bots, self_reads, evidence, bot_classes, id) \
-         SELECT * FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
-         ON CONFLICT (store, day, visitor) DO UPDATE SET \
-         network = CASE WHEN excluded.last_seen >= last_seen THEN excluded.network ELSE network END, \
-         first_seen = MIN(first_seen, excluded.first_seen), \
-         last_seen = MAX(last_seen, excluded.last_seen), \
-         requests = requests + excluded.requests, \
-         bots = bots + excluded.bots, \
-         self_reads = self_reads + excluded.self_reads, \
-         evidence = evidence | excluded.evidence, \
-         bot_classes = bot_classes | excluded.bot_classes \
-         RETURNING day, visitor, id",
+        &format!(
+            "INSERT INTO visitor_days ({}, id) \
+             SELECT * FROM (VALUES {{rows}}) WHERE column1 IS NOT NULL {}",
+            upsert::VISITOR_DAYS_COLUMNS,
+            upsert::VISITOR_DAYS_CONFLICT
+        ),
         12,
     )
 });
@@ -176,130 +150,9 @@ static MARK_FILES: LazyLock<Chunked> = LazyLock::new(|| {
     )
 });
 
-/// The batch's marks per day, so a kept day summary knows it changed.
-static COUNT_MARKS: LazyLock<Chunked> = LazyLock::new(|| {
-    Chunked::new(
-        "INSERT INTO day_totals (store, day, requests, marks) \
-         SELECT column1, column2, 0, column3 FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
-         ON CONFLICT (store, day) DO UPDATE SET marks = marks + excluded.marks",
-        3,
-    )
-});
+static BOT_DAYS: LazyLock<Chunked> =
+    LazyLock::new(|| chunked(upsert::BOT_DAYS, "column1, column2, column3, column4, 0", 4));
 
-static BOT_DAYS: LazyLock<Chunked> = LazyLock::new(|| {
-    Chunked::new(
-        "INSERT INTO day_bots (store, day, class, requests, visitor_days) \
-         SELECT column1, column2, column3, column4, 0 FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
-         ON CONFLICT (store, day, class) DO UPDATE SET requests = requests + excluded.requests",
-        4,
-    )
-});
+static PATHS: LazyLock<Chunked> = LazyLock::new(|| chunked(upsert::PATHS, "*", 3));
 
-// A visitor-day's paths and sources are kept under its number.
-static PATHS: LazyLock<Chunked> = LazyLock::new(|| {
-    Chunked::new(
-        "INSERT INTO visitor_paths (visitor_day, path, requests) \
-         SELECT * FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
-         ON CONFLICT (visitor_day, path) DO UPDATE SET requests = requests + excluded.requests",
-        3,
-    )
-});
-
-static SOURCES: LazyLock<Chunked> = LazyLock::new(|| {
-    Chunked::new(
-        "INSERT INTO visitor_sources (visitor_day, source, page_loads) \
-         SELECT * FROM (VALUES {rows}) WHERE column1 IS NOT NULL \
-         ON CONFLICT (visitor_day, source) DO UPDATE SET page_loads = page_loads + excluded.page_loads",
-        3,
-    )
-});
-
-/// Keeps each expiring day's counts by kind in `day_kinds`, then deletes
-/// visitor rows older than the retention (and hourly rows, if they expire).
-pub(crate) async fn enforce_retention(
-    pool: &SqlitePool,
-    store: &StoreName,
-    retention: Retention,
-    now: DateTime<Utc>,
-) -> Result<(), StoreError> {
-    let cutoff = retention.first_visitor_day(now).to_string();
-    let mut tx = pool.begin().await.map_err(failed)?;
-    let keep_kinds = format!(
-        "INSERT INTO day_kinds (store, day, people, bots, self_reads) \
-         SELECT store, day, \
-                SUM(CASE WHEN {people} THEN 1 ELSE 0 END), \
-                SUM(CASE WHEN {bots} THEN 1 ELSE 0 END), \
-                SUM(CASE WHEN {self_reads} THEN 1 ELSE 0 END) \
-         FROM visitor_days WHERE store = ?1 AND day < ?2 GROUP BY store, day \
-         ON CONFLICT (store, day) DO UPDATE SET \
-           people = people + excluded.people, \
-           bots = bots + excluded.bots, \
-           self_reads = self_reads + excluded.self_reads",
-        people = kind_sql::people(""),
-        bots = kind_sql::bots(""),
-        self_reads = kind_sql::self_reads("")
-    );
-    let keep_classes = format!(
-        "INSERT INTO day_bots (store, day, class, requests, visitor_days) \
-         SELECT v.store, v.day, c.value->>0, 0, COUNT(*) \
-         FROM visitor_days v JOIN json_each(?3) c ON ({classes} & (c.value->>1)) != 0 \
-         WHERE v.store = ?1 AND v.day < ?2 AND {bots} GROUP BY v.store, v.day, c.value->>0 \
-         ON CONFLICT (store, day, class) DO UPDATE SET visitor_days = visitor_days + excluded.visitor_days",
-        classes = kind_sql::classes("v."),
-        bots = kind_sql::bots("v.")
-    );
-    // A disguised visitor-day's person-looking requests are a scanner's.
-    let keep_disguised = format!(
-        "INSERT INTO day_bots (store, day, class, requests, visitor_days) \
-         SELECT store, day, 'scanner', SUM(requests - bots - self_reads), 0 \
-         FROM visitor_days WHERE store = ?1 AND day < ?2 AND {disguised} \
-         GROUP BY store, day \
-         ON CONFLICT (store, day, class) DO UPDATE SET requests = requests + excluded.requests",
-        disguised = kind_sql::disguised("")
-    );
-    for (sql, bits) in [
-        (keep_kinds, None),
-        (keep_classes, Some(rule::class_bits())),
-        (keep_disguised, None),
-    ] {
-        let mut query = sqlx::query(&sql).bind(store.as_str()).bind(&cutoff);
-        if let Some(bits) = bits {
-            query = query.bind(bits);
-        }
-        query.execute(&mut *tx).await.map_err(failed)?;
-    }
-    for sql in [
-        "DELETE FROM visitor_paths WHERE visitor_day IN \
-         (SELECT id FROM visitor_days WHERE store = ?1 AND day < ?2)",
-        "DELETE FROM visitor_sources WHERE visitor_day IN \
-         (SELECT id FROM visitor_days WHERE store = ?1 AND day < ?2)",
-        "DELETE FROM visitor_days WHERE store = ?1 AND day < ?2",
-    ] {
-        sqlx::query(sql)
-            .bind(store.as_str())
-            .bind(&cutoff)
-            .execute(&mut *tx)
-            .await
-            .map_err(failed)?;
-    }
-    if let Some(cutoff) = retention.first_hour(now).map(|hour| hour.timestamp()) {
-        // The day totals follow the hourly rows: gone before the cutoff's
-        // day, summed again for that day (part of it went).
-        for sql in [
-            "DELETE FROM hours WHERE store = ?1 AND hour < ?2",
-            "DELETE FROM day_totals WHERE store = ?1 AND day <= date(?2, 'unixepoch')",
-            "INSERT INTO day_totals (store, day, requests) \
-             SELECT store, date(hour, 'unixepoch'), SUM(requests) FROM hours \
-             WHERE store = ?1 AND date(hour, 'unixepoch') = date(?2, 'unixepoch') \
-             GROUP BY 1, 2",
-        ] {
-            sqlx::query(sql)
-                .bind(store.as_str())
-                .bind(cutoff)
-                .execute(&mut *tx)
-                .await
-                .map_err(failed)?;
-        }
-    }
-    tx.commit().await.map_err(failed)
-}
+static SOURCES: LazyLock<Chunked> = LazyLock::new(|| chunked(upsert::SOURCES, "*", 3));

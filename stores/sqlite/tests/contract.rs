@@ -22,8 +22,6 @@ async fn sqlite_meets_the_store_contract() {
         .with_ymd_and_hms(2026, 11, 29, 18, 0, 0)
         .single()
         .expect("a time");
-    store_contract(&store, now).await;
-
     let availability = store.availability().await;
     assert!(
         availability.reason.contains("activity.db"),
@@ -34,15 +32,14 @@ async fn sqlite_meets_the_store_contract() {
         availability.retention,
         "visitor-days for 30 days, hourly counts without a time limit"
     );
-    let written: u64 = store
-        .hours_since(chrono::DateTime::UNIX_EPOCH)
-        .await
-        .expect("reads")
-        .iter()
-        .map(|h| h.requests)
-        .sum();
-    assert!(written > 6, "the contract wrote its rows: {written}");
-    store.close().await;
+    // The contract ends by closing the store.
+    store_contract(&store, now).await;
+    let closed = store.availability().await;
+    assert!(
+        !closed.available,
+        "a closed store keeps nothing: {}",
+        closed.reason
+    );
 
     let reopened = SqliteStore::open(
         &format!("sqlite://{}", path.display()),
@@ -51,14 +48,16 @@ async fn sqlite_meets_the_store_contract() {
     )
     .await
     .expect("reopens");
-    let hours = reopened
+    let written: u64 = reopened
         .hours_since(chrono::DateTime::UNIX_EPOCH)
         .await
-        .expect("reads");
-    assert_eq!(
-        hours.iter().map(|h| h.requests).sum::<u64>(),
-        written,
-        "what was written is still there"
+        .expect("reads")
+        .iter()
+        .map(|h| h.requests)
+        .sum();
+    assert!(
+        written > 6,
+        "what the contract wrote is still there: {written}"
     );
 }
 

@@ -1,0 +1,76 @@
+//! What an SQL engine brings to the shared store: its sqlx database, how it
+//! binds and reads a day, an hour and a list, the little SQL it spells its
+//! own way, how it opens, and how it writes a batch fastest.
+
+use activity::rows::Batch;
+use activity::store::StoreError;
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::{Database, Pool};
+
+/// A statement of engine `E` with its parameters bound so far.
+pub type Query<'q, E> =
+    sqlx::query::Query<'q, <E as Engine>::Db, <<E as Engine>::Db as Database>::Arguments<'q>>;
+
+/// A row read back from engine `E`.
+pub type Row<E> = <<E as Engine>::Db as Database>::Row;
+
+/// An SQL engine under [`SqlStore`](crate::SqlStore). Each method is a few
+/// lines on the engine's concrete sqlx types, so the shared code needs no
+/// bounds beyond this trait.
+#[async_trait]
+pub trait Engine: Send + Sync + 'static {
+    /// The engine's sqlx database.
+    type Db: Database;
+
+    /// The engine's name in a sentence ("kept in SQLite at …").
+    const TITLE: &'static str;
+
+    /// Connects to `url` and brings the schema up to date; returns the
+    /// pool and where it is, in words safe to show (never a password).
+    async fn open(url: &str) -> Result<(Pool<Self::Db>, String), StoreError>;
+
+    /// Writes a batch in one transaction (see [`upsert`](crate::upsert)).
+    async fn record(pool: &Pool<Self::Db>, batch: &Batch) -> Result<(), StoreError>;
+
+    /// Binds a text.
+    fn bind_text<'q>(query: Query<'q, Self>, value: &'q str) -> Query<'q, Self>;
+    /// Binds an integer.
+    fn bind_int<'q>(query: Query<'q, Self>, value: i64) -> Query<'q, Self>;
+    /// Binds a day as the engine keeps days.
+    fn bind_day<'q>(query: Query<'q, Self>, value: NaiveDate) -> Query<'q, Self>;
+    /// Binds an instant as the engine keeps hours.
+    fn bind_hour<'q>(query: Query<'q, Self>, value: DateTime<Utc>) -> Query<'q, Self>;
+    /// Binds `(name, bit)` pairs that [`pairs`](Self::pairs) reads as a table.
+    fn bind_pairs<'q>(query: Query<'q, Self>, pairs: Vec<(String, i64)>) -> Query<'q, Self>;
+
+    /// A table `alias(name, bit)` of the pairs bound from parameter `$n` on
+    /// (one parameter or two, as the engine binds them: bind them last).
+    fn pairs(n: usize, alias: &str) -> String;
+    /// The UTC day of an hour column, as the engine keeps days.
+    fn day_of_hour(column: &str) -> String;
+
+    /// A column as an integer (any integer width the engine keeps).
+    fn int(row: &Row<Self>, column: &str) -> Result<i64, StoreError>;
+    /// A column as text.
+    fn text(row: &Row<Self>, column: &str) -> Result<String, StoreError>;
+    /// A column as text, or NULL.
+    fn optional_text(row: &Row<Self>, column: &str) -> Result<Option<String>, StoreError>;
+    /// A day column.
+    fn day(row: &Row<Self>, column: &str) -> Result<NaiveDate, StoreError>;
+    /// An hour column (the start of an hour).
+    fn hour(row: &Row<Self>, column: &str) -> Result<DateTime<Utc>, StoreError>;
+    /// A visitor-day's first or last seen.
+    fn moment(row: &Row<Self>, column: &str) -> Result<DateTime<Utc>, StoreError>;
+
+    /// Runs a statement on the pool and returns its rows.
+    async fn fetch_all<'q>(
+        pool: &Pool<Self::Db>,
+        query: Query<'q, Self>,
+    ) -> Result<Vec<Row<Self>>, sqlx::Error>;
+    /// Runs a statement on one connection (a transaction's).
+    async fn execute<'q>(
+        connection: &mut <Self::Db as Database>::Connection,
+        query: Query<'q, Self>,
+    ) -> Result<(), sqlx::Error>;
+}

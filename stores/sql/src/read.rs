@@ -1,0 +1,291 @@
+//! Reading rows back into `activity`'s records, checking each value as it
+//! comes: a row the records cannot hold is an error naming the column,
+//! never a guess and never a panic.
+
+use activity::StoreName;
+use activity::VisitorToken;
+use activity::address::Network;
+use activity::bot_class::{BotClass, ClassSet};
+use activity::evidence::Evidence;
+use activity::report::{BotCount, KindCounts};
+use activity::rows::{HourRow, PathCount, SourceCount, VisitorDay, attach_parts};
+use activity::source::Source;
+use activity::store::StoreError;
+use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::Pool;
+
+use crate::count;
+use crate::engine::{Engine, Query, Row};
+use crate::error::{failed, invalid};
+
+/// Runs `sql` with the store and a day bound as `$1` and `$2`.
+pub(crate) async fn store_since<E: Engine>(
+    pool: &Pool<E::Db>,
+    sql: &str,
+    store: &StoreName,
+    since: NaiveDate,
+) -> Result<Vec<Row<E>>, StoreError> {
+    let query = E::bind_day(E::bind_text(sqlx::query(sql), store.as_str()), since);
+    E::fetch_all(pool, query).await.map_err(failed)
+}
+
+/// A visitor token column.
+fn token<E: Engine>(row: &Row<E>) -> Result<VisitorToken, StoreError> {
+    VisitorToken::parse(&E::text(row, "visitor")?).ok_or_else(|| invalid("visitor token"))
+}
+
+/// A bot class column.
+pub(crate) fn class<E: Engine>(row: &Row<E>) -> Result<BotClass, StoreError> {
+    BotClass::parse(&E::text(row, "class")?).ok_or_else(|| invalid("bot class"))
+}
+
+pub(crate) async fn hours_since<E: Engine>(
+    pool: &Pool<E::Db>,
+    store: &StoreName,
+    since: DateTime<Utc>,
+) -> Result<Vec<HourRow>, StoreError> {
+    let query = sqlx::query(
+        "SELECT hour, path, requests, bots, self_reads FROM hours \
+         WHERE store = $1 AND hour >= $2 ORDER BY hour, path",
+    );
+    let query = E::bind_hour(E::bind_text(query, store.as_str()), since);
+    let rows = E::fetch_all(pool, query).await.map_err(failed)?;
+    rows.iter()
+        .map(|row| {
+            Ok(HourRow {
+                store: store.clone(),
+                hour: E::hour(row, "hour")?,
+                path: E::text(row, "path")?,
+                requests: count(E::int(row, "requests")?),
+                bots: count(E::int(row, "bots")?),
+                self_reads: count(E::int(row, "self_reads")?),
+            })
+        })
+        .collect()
+}
+
+/// The newest visitor-days from `since` on (newest day first, then by
+/// token, both descending: the primary key read backwards, no sort), at
+/// most `limit`, and how many there are in all.
+pub(crate) async fn latest_visitors<E: Engine>(
+    pool: &Pool<E::Db>,
+    store: &StoreName,
+    since: NaiveDate,
+    limit: usize,
+) -> Result<(Vec<VisitorDay>, u64), StoreError> {
+    let total = store_since::<E>(
+        pool,
+        "SELECT count(*) AS n FROM visitor_days WHERE store = $1 AND day >= $2",
+        store,
+        since,
+    )
+    .await?;
+    let total = match total.first() {
+        Some(row) => count(E::int(row, "n")?),
+        None => 0,
+    };
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let rows = visitors::<E>(pool, store, since, Some(limit)).await?;
+    Ok((rows, total))
+}
+
+/// Which rows [`visitors`] reads: all from a day on, or the newest few.
+fn chosen(limit: Option<i64>) -> (&'static str, &'static str) {
+    match limit {
+        None => ("ORDER BY day, visitor", ""),
+        Some(_) => (
+            "ORDER BY day DESC, visitor DESC LIMIT $3",
+            " AND (v.day, v.visitor) IN (SELECT day, visitor FROM visitor_days \
+             WHERE store = $1 AND day >= $2 ORDER BY day DESC, visitor DESC LIMIT $3)",
+        ),
+    }
+}
+
+/// Binds the store, the first day and (if any) the limit.
+fn bound<'q, E: Engine>(
+    sql: &'q str,
+    store: &'q StoreName,
+    since: NaiveDate,
+    limit: Option<i64>,
+) -> Query<'q, E> {
+    let query = E::bind_day(E::bind_text(sqlx::query(sql), store.as_str()), since);
+    match limit {
+        Some(limit) => E::bind_int(query, limit),
+        None => query,
+    }
+}
+
+/// Visitor-days from `since` on (or the newest `limit` of them), each with
+/// its paths and sources.
+pub(crate) async fn visitors<E: Engine>(
+    pool: &Pool<E::Db>,
+    store: &StoreName,
+    since: NaiveDate,
+    limit: Option<i64>,
+) -> Result<Vec<VisitorDay>, StoreError> {
+    let (order, _) = chosen(limit);
+    let sql = format!(
+        "SELECT day, visitor, network, first_seen, last_seen, requests, bots, self_reads, \
+                evidence, bot_classes \
+         FROM visitor_days WHERE store = $1 AND day >= $2 {order}"
+    );
+    let rows = E::fetch_all(pool, bound::<E>(&sql, store, since, limit))
+        .await
+        .map_err(failed)?;
+    let mut visitors = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let network = E::text(row, "network")?;
+        visitors.push(VisitorDay {
+            store: store.clone(),
+            day: E::day(row, "day")?,
+            visitor: token::<E>(row)?,
+            network: Network::parse(&network).ok_or_else(|| invalid("network"))?,
+            first_seen: E::moment(row, "first_seen")?,
+            last_seen: E::moment(row, "last_seen")?,
+            requests: count(E::int(row, "requests")?),
+            bots: count(E::int(row, "bots")?),
+            self_reads: count(E::int(row, "self_reads")?),
+            evidence: Evidence(
+                u8::try_from(E::int(row, "evidence")?).map_err(|_| invalid("evidence"))?,
+            ),
+            bot_classes: ClassSet(
+                u16::try_from(E::int(row, "bot_classes")?).map_err(|_| invalid("bot classes"))?,
+            ),
+            top_paths: Vec::new(),
+            sources: Vec::new(),
+        });
+    }
+
+    let paths = parts::<E>(pool, store, since, Part::PATHS, limit)
+        .await?
+        .into_iter()
+        .map(|(day, visitor, path, requests)| (day, visitor, PathCount { path, requests }))
+        .collect();
+    let sources = parts::<E>(pool, store, since, Part::SOURCES, limit)
+        .await?
+        .into_iter()
+        .map(|(day, visitor, source, page_loads)| {
+            let source = Source::try_from(source).map_err(|_| invalid("source"))?;
+            Ok((day, visitor, SourceCount { source, page_loads }))
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    attach_parts(&mut visitors, paths, sources);
+    Ok(visitors)
+}
+
+/// A table of a visitor-day's parts (paths or sources) and its columns:
+/// this crate's own names, never input.
+struct Part {
+    table: &'static str,
+    name: &'static str,
+    counted: &'static str,
+}
+
+impl Part {
+    const PATHS: Self = Self {
+        table: "visitor_paths",
+        name: "path",
+        counted: "requests",
+    };
+    const SOURCES: Self = Self {
+        table: "visitor_sources",
+        name: "source",
+        counted: "page_loads",
+    };
+}
+
+/// A visitor-day's paths or sources, kept apart from its row: each as
+/// (day, token, name, count).
+async fn parts<E: Engine>(
+    pool: &Pool<E::Db>,
+    store: &StoreName,
+    since: NaiveDate,
+    part: Part,
+    limit: Option<i64>,
+) -> Result<Vec<(NaiveDate, VisitorToken, String, u64)>, StoreError> {
+    let (_, only) = chosen(limit);
+    let Part {
+        table,
+        name,
+        counted,
+    } = part;
+    let sql = format!(
+        "SELECT v.day, v.visitor, p.{name}, p.{counted} \
+         FROM visitor_days v JOIN {table} p ON p.visitor_day = v.id \
+         WHERE v.store = $1 AND v.day >= $2{only}"
+    );
+    let rows = E::fetch_all(pool, bound::<E>(&sql, store, since, limit))
+        .await
+        .map_err(failed)?;
+    rows.iter()
+        .map(|row| {
+            Ok((
+                E::day(row, "day")?,
+                token::<E>(row)?,
+                E::text(row, name)?,
+                count(E::int(row, counted)?),
+            ))
+        })
+        .collect()
+}
+
+pub(crate) async fn expired_kinds_since<E: Engine>(
+    pool: &Pool<E::Db>,
+    store: &StoreName,
+    since: NaiveDate,
+) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
+    let rows = store_since::<E>(
+        pool,
+        "SELECT day, people, bots, self_reads FROM day_kinds \
+         WHERE store = $1 AND day >= $2 ORDER BY day",
+        store,
+        since,
+    )
+    .await?;
+    rows.iter()
+        .map(|row| {
+            let kinds = KindCounts {
+                people: count(E::int(row, "people")?),
+                bots: count(E::int(row, "bots")?),
+                self_reads: count(E::int(row, "self_reads")?),
+            };
+            Ok((E::day(row, "day")?, kinds))
+        })
+        .collect()
+}
+
+/// Bot requests per day and class, with expired days' visitor-days.
+pub(crate) async fn bot_days_since<E: Engine>(
+    pool: &Pool<E::Db>,
+    store: &StoreName,
+    since: NaiveDate,
+) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError> {
+    let rows = store_since::<E>(
+        pool,
+        "SELECT day, class, requests, visitor_days FROM day_bots \
+         WHERE store = $1 AND day >= $2 ORDER BY day, class",
+        store,
+        since,
+    )
+    .await?;
+    rows.iter()
+        .map(|row| {
+            Ok((
+                E::day(row, "day")?,
+                class::<E>(row)?,
+                BotCount {
+                    requests: count(E::int(row, "requests")?),
+                    visitor_days: count(E::int(row, "visitor_days")?),
+                },
+            ))
+        })
+        .collect()
+}
+
+/// Each bot class's name and bit, for [`Engine::bind_pairs`].
+pub(crate) fn class_bits() -> Vec<(String, i64)> {
+    BotClass::ALL
+        .iter()
+        .map(|class| (class.as_str().to_owned(), i64::from(class.bit())))
+        .collect()
+}

@@ -1,0 +1,261 @@
+//! [`SqlStore`]: the [`ActivityStore`] of every SQL engine. Each method
+//! is metered (operations, failures, time) and passed to the shared
+//! statements in `read`, `summary` and `retention`, or to the engine's
+//! writer; a failed write is remembered until one succeeds, so a file that
+//! can be read but not written says it is not keeping activity.
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use activity::StoreName;
+use activity::bot_class::BotClass;
+use activity::report::{BotCount, FunnelStep, KindCounts};
+use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
+use activity::store::{ActivityStore, CostMeter, Imported, Retention, StoreError};
+use activity::summary::{DaySummary, MAX_STEPS};
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::Pool;
+
+use crate::engine::Engine;
+use crate::error::failed;
+use crate::summary::DayColumn;
+use crate::{count, int, read, retention, summary};
+
+/// Activity kept by an SQL engine `E`.
+pub struct SqlStore<E: Engine> {
+    name: StoreName,
+    pool: Pool<E::Db>,
+    location: String,
+    retention: Retention,
+    meter: CostMeter,
+    /// Why the last write failed, until a write succeeds again.
+    write_error: Mutex<Option<String>>,
+}
+
+impl<E: Engine> std::fmt::Debug for SqlStore<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqlStore")
+            .field("engine", &E::TITLE)
+            .field("name", &self.name)
+            .field("location", &self.location)
+            .field("retention", &self.retention)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<E: Engine> SqlStore<E> {
+    /// Opens the store at `url` (the engine says what an address looks
+    /// like), bringing its schema up to date.
+    pub async fn open(
+        url: &str,
+        name: StoreName,
+        retention: Retention,
+    ) -> Result<Self, StoreError> {
+        let (pool, location) = E::open(url).await?;
+        Ok(Self {
+            name,
+            pool,
+            location,
+            retention,
+            meter: CostMeter::default(),
+            write_error: Mutex::default(),
+        })
+    }
+
+    fn metered<T>(&self, started: Instant, result: Result<T, StoreError>) -> Result<T, StoreError> {
+        self.meter.record(started, &result);
+        result
+    }
+
+    fn write_error(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+        self.write_error
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[async_trait]
+impl<E: Engine> ActivityStore for SqlStore<E> {
+    fn name(&self) -> &StoreName {
+        &self.name
+    }
+
+    async fn availability(&self) -> Availability {
+        let reachable = E::fetch_all(&self.pool, sqlx::query("SELECT 1")).await;
+        let write_error = self.write_error().clone();
+        let (title, location) = (E::TITLE, &self.location);
+        let (available, reason) = match (reachable, write_error) {
+            (Err(error), _) => (
+                false,
+                format!("{title} at {location} cannot be used: {error}"),
+            ),
+            (Ok(_), Some(error)) => (
+                false,
+                format!("{title} at {location} cannot be written: {error}"),
+            ),
+            (Ok(_), None) => (true, format!("kept in {title} at {location}")),
+        };
+        Availability {
+            available,
+            reason,
+            retention: self.retention.describe(),
+        }
+    }
+
+    async fn record(&self, batch: &Batch) -> Result<(), StoreError> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let started = Instant::now();
+        let result = E::record(&self.pool, batch).await;
+        *self.write_error() = result.as_ref().err().map(ToString::to_string);
+        self.metered(started, result)
+    }
+
+    async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
+        let started = Instant::now();
+        let result = read::hours_since::<E>(&self.pool, &self.name, since).await;
+        self.metered(started, result)
+    }
+
+    async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
+        let started = Instant::now();
+        let result = read::visitors::<E>(&self.pool, &self.name, since, None).await;
+        self.metered(started, result)
+    }
+
+    async fn latest_visitors(
+        &self,
+        since: NaiveDate,
+        limit: usize,
+    ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
+        let started = Instant::now();
+        let result = read::latest_visitors::<E>(&self.pool, &self.name, since, limit).await;
+        self.metered(started, result)
+    }
+
+    async fn day_summaries(
+        &self,
+        first: NaiveDate,
+        last: NaiveDate,
+        steps: &[FunnelStep],
+    ) -> Result<Vec<DaySummary>, StoreError> {
+        if steps.len() > MAX_STEPS {
+            return activity::store::read_and_summarize(self, first, last, steps).await;
+        }
+        let started = Instant::now();
+        let result = summary::day_summaries::<E>(&self.pool, &self.name, first, last, steps).await;
+        self.metered(started, result)
+    }
+
+    async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        let started = Instant::now();
+        let result =
+            summary::day_counts::<E>(&self.pool, &self.name, since, DayColumn::Requests).await;
+        self.metered(started, result)
+    }
+
+    async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        let started = Instant::now();
+        let result =
+            summary::day_counts::<E>(&self.pool, &self.name, since, DayColumn::Marks).await;
+        self.metered(started, result)
+    }
+
+    async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
+        let started = Instant::now();
+        let result = retention::enforce::<E>(&self.pool, &self.name, self.retention, now).await;
+        self.metered(started, result)
+    }
+
+    async fn expired_kinds_since(
+        &self,
+        since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
+        let started = Instant::now();
+        let result = read::expired_kinds_since::<E>(&self.pool, &self.name, since).await;
+        self.metered(started, result)
+    }
+
+    async fn bot_days_since(
+        &self,
+        since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError> {
+        let started = Instant::now();
+        let result = read::bot_days_since::<E>(&self.pool, &self.name, since).await;
+        self.metered(started, result)
+    }
+
+    async fn imported(&self, log: &str) -> Result<Option<Imported>, StoreError> {
+        let started = Instant::now();
+        let query = sqlx::query("SELECT bytes, digest FROM imports WHERE store = $1 AND log = $2");
+        let query = E::bind_text(E::bind_text(query, self.name.as_str()), log);
+        let result = match E::fetch_all(&self.pool, query).await.map_err(failed) {
+            Ok(rows) => rows
+                .first()
+                .map(|row| {
+                    Ok(Imported {
+                        log: log.to_owned(),
+                        bytes: count(E::int(row, "bytes")?),
+                        digest: E::text(row, "digest")?,
+                    })
+                })
+                .transpose(),
+            Err(error) => Err(error),
+        };
+        self.metered(started, result)
+    }
+
+    async fn mark_imported(&self, imported: &Imported) -> Result<(), StoreError> {
+        let started = Instant::now();
+        let query = sqlx::query(
+            "INSERT INTO imports (store, log, bytes, digest) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (store, log) DO UPDATE SET bytes = excluded.bytes, digest = excluded.digest",
+        );
+        let query = E::bind_text(query, self.name.as_str());
+        let query = E::bind_text(query, &imported.log);
+        let query = E::bind_int(query, int(imported.bytes));
+        let query = E::bind_text(query, &imported.digest);
+        let result = E::fetch_all(&self.pool, query)
+            .await
+            .map(|_| ())
+            .map_err(failed);
+        self.metered(started, result)
+    }
+
+    async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
+        let started = Instant::now();
+        let query = sqlx::query("SELECT body FROM notes WHERE store = $1 AND name = $2");
+        let query = E::bind_text(E::bind_text(query, self.name.as_str()), name);
+        let result = match E::fetch_all(&self.pool, query).await.map_err(failed) {
+            Ok(rows) => rows.first().map(|row| E::text(row, "body")).transpose(),
+            Err(error) => Err(error),
+        };
+        self.metered(started, result)
+    }
+
+    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
+        let started = Instant::now();
+        let query = sqlx::query(
+            "INSERT INTO notes (store, name, body) VALUES ($1, $2, $3) \
+             ON CONFLICT (store, name) DO UPDATE SET body = excluded.body",
+        );
+        let query = E::bind_text(E::bind_text(query, self.name.as_str()), name);
+        let query = E::bind_text(query, body);
+        let result = E::fetch_all(&self.pool, query)
+            .await
+            .map(|_| ())
+            .map_err(failed);
+        self.metered(started, result)
+    }
+
+    fn cost(&self) -> Cost {
+        self.meter.snapshot()
+    }
+
+    /// Closes the connections (SQLite checkpoints its WAL into the file).
+    async fn close(&self) {
+        self.pool.close().await;
+    }
+}

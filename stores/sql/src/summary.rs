@@ -1,0 +1,207 @@
+//! Day summaries summed by the engine: visitor-days by kind, people's
+//! sources (one row per day and set of sources), funnel steps (one row per
+//! day and set of steps, as bits), every path's requests, bots by class;
+//! and requests or marks per day from `day_totals`. Only a few hundred rows
+//! per day leave the engine.
+
+use activity::StoreName;
+use activity::kind_sql;
+use activity::report::{BotCount, FunnelStep, KindCounts, PathTotal};
+use activity::store::StoreError;
+use activity::summary::{DaySummary, DaySums, midnight, step_bits};
+use chrono::{Days, NaiveDate};
+use sqlx::Pool;
+
+use crate::count;
+use crate::engine::{Engine, Query, Row};
+use crate::error::{failed, invalid};
+use crate::read::{class, class_bits, store_since};
+
+/// Which figure of `day_totals` to read.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum DayColumn {
+    /// All requests.
+    Requests,
+    /// Marks of a browser's evidence (days without one left out).
+    Marks,
+}
+
+/// Requests (or marks) per day from `since` on, oldest first.
+pub(crate) async fn day_counts<E: Engine>(
+    pool: &Pool<E::Db>,
+    store: &StoreName,
+    since: NaiveDate,
+    column: DayColumn,
+) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+    let sql = match column {
+        DayColumn::Requests => {
+            "SELECT day, requests AS n FROM day_totals WHERE store = $1 AND day >= $2 ORDER BY day"
+        }
+        DayColumn::Marks => {
+            "SELECT day, marks AS n FROM day_totals \
+             WHERE store = $1 AND day >= $2 AND marks > 0 ORDER BY day"
+        }
+    };
+    store_since::<E>(pool, sql, store, since)
+        .await?
+        .iter()
+        .map(|row| Ok((E::day(row, "day")?, count(E::int(row, "n")?))))
+        .collect()
+}
+
+/// Binds the store and the first and last day as `$1`, `$2` and `$3`.
+fn days<'q, E: Engine>(
+    sql: &'q str,
+    store: &'q StoreName,
+    first: NaiveDate,
+    last: NaiveDate,
+) -> Query<'q, E> {
+    let query = E::bind_text(sqlx::query(sql), store.as_str());
+    E::bind_day(E::bind_day(query, first), last)
+}
+
+async fn between<E: Engine>(
+    pool: &Pool<E::Db>,
+    query: Query<'_, E>,
+) -> Result<Vec<Row<E>>, StoreError> {
+    E::fetch_all(pool, query).await.map_err(failed)
+}
+
+fn kinds() -> String {
+    format!(
+        "SELECT day, \
+           CAST(SUM(CASE WHEN {people} THEN 1 ELSE 0 END) AS BIGINT) AS people, \
+           CAST(SUM(CASE WHEN {bots} THEN 1 ELSE 0 END) AS BIGINT) AS bots, \
+           CAST(SUM(CASE WHEN {self_reads} THEN 1 ELSE 0 END) AS BIGINT) AS self_reads \
+         FROM visitor_days WHERE store = $1 AND day BETWEEN $2 AND $3 GROUP BY day \
+         UNION ALL \
+         SELECT day, people, bots, self_reads FROM day_kinds \
+         WHERE store = $1 AND day BETWEEN $2 AND $3",
+        people = kind_sql::people(""),
+        bots = kind_sql::bots(""),
+        self_reads = kind_sql::self_reads("")
+    )
+}
+
+/// The summaries of the days from `first` to `last` that have rows.
+pub(crate) async fn day_summaries<E: Engine>(
+    pool: &Pool<E::Db>,
+    store: &StoreName,
+    first: NaiveDate,
+    last: NaiveDate,
+    steps: &[FunnelStep],
+) -> Result<Vec<DaySummary>, StoreError> {
+    let mut sums = DaySums::new(steps.len());
+
+    let sql = kinds();
+    for row in between::<E>(pool, days::<E>(&sql, store, first, last)).await? {
+        sums.day(E::day(&row, "day")?).kinds += KindCounts {
+            people: count(E::int(&row, "people")?),
+            bots: count(E::int(&row, "bots")?),
+            self_reads: count(E::int(&row, "self_reads")?),
+        };
+    }
+
+    let people = kind_sql::people("v.");
+    let sources = format!(
+        "SELECT day, sources, COUNT(*) AS visitors FROM ( \
+           SELECT v.day, string_agg(s.source, ' ') AS sources \
+           FROM visitor_days v LEFT JOIN visitor_sources s ON s.visitor_day = v.id \
+           WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {people} \
+           GROUP BY v.day, v.visitor) AS sets \
+         GROUP BY day, sources"
+    );
+    for row in between::<E>(pool, days::<E>(&sources, store, first, last)).await? {
+        let set = E::optional_text(&row, "sources")?;
+        let visitors = count(E::int(&row, "visitors")?);
+        sums.add_source_set(E::day(&row, "day")?, set.as_deref(), visitors)
+            .map_err(|_| invalid("source"))?;
+    }
+
+    let funnel = format!(
+        "SELECT day, mask, COUNT(*) AS visitors FROM ( \
+           SELECT v.day, CAST(SUM(DISTINCT f.bit) AS BIGINT) AS mask \
+           FROM visitor_days v \
+           JOIN visitor_paths p ON p.visitor_day = v.id \
+           JOIN {steps} ON f.name = p.path \
+           WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {people} \
+           GROUP BY v.day, v.visitor) AS sets \
+         GROUP BY day, mask",
+        steps = E::pairs(4, "f")
+    );
+    let query = E::bind_pairs(days::<E>(&funnel, store, first, last), step_bits(steps));
+    for row in between::<E>(pool, query).await? {
+        let mask = count(E::int(&row, "mask")?);
+        let visitors = count(E::int(&row, "visitors")?);
+        sums.day(E::day(&row, "day")?).add_steps(mask, visitors);
+    }
+
+    let paths = format!(
+        "SELECT {day} AS day, path, CAST(SUM(requests) AS BIGINT) AS requests, \
+                CAST(SUM(CASE WHEN requests - bots - self_reads > 0 \
+                              THEN requests - bots - self_reads ELSE 0 END) AS BIGINT) AS people, \
+                CAST(SUM(bots) AS BIGINT) AS bots, CAST(SUM(self_reads) AS BIGINT) AS self_reads \
+         FROM hours WHERE store = $1 AND hour >= $2 AND hour < $3 \
+         GROUP BY 1, path",
+        day = E::day_of_hour("hour")
+    );
+    let query = E::bind_text(sqlx::query(&paths), store.as_str());
+    let query = E::bind_hour(
+        E::bind_hour(query, midnight(first)),
+        midnight(last + Days::new(1)),
+    );
+    for row in between::<E>(pool, query).await? {
+        sums.day(E::day(&row, "day")?).paths.push(PathTotal {
+            path: E::text(&row, "path")?,
+            requests: count(E::int(&row, "requests")?),
+            people: count(E::int(&row, "people")?),
+            bots: count(E::int(&row, "bots")?),
+            self_reads: count(E::int(&row, "self_reads")?),
+        });
+    }
+
+    bot_classes::<E>(pool, store, (first, last), &mut sums).await?;
+    Ok(sums.finish())
+}
+
+/// Scanners and crawlers by class: the kept requests (and expired days'
+/// visitor-days), live visitor-days per class, and disguised visitor-days'
+/// person-looking requests as a scanner's.
+async fn bot_classes<E: Engine>(
+    pool: &Pool<E::Db>,
+    store: &StoreName,
+    (first, last): (NaiveDate, NaiveDate),
+    sums: &mut DaySums,
+) -> Result<(), StoreError> {
+    let kept = "SELECT day, class, requests, visitor_days FROM day_bots \
+                WHERE store = $1 AND day BETWEEN $2 AND $3";
+    let live = format!(
+        "SELECT day, c.name AS class, CAST(0 AS BIGINT) AS requests, \
+                CAST(COUNT(*) AS BIGINT) AS visitor_days \
+         FROM visitor_days JOIN {pairs} ON ({classes} & c.bit) <> 0 \
+         WHERE store = $1 AND day BETWEEN $2 AND $3 AND {bots} GROUP BY day, c.name \
+         UNION ALL \
+         SELECT day, 'scanner' AS class, CAST(SUM(requests - bots - self_reads) AS BIGINT) AS requests, \
+                CAST(0 AS BIGINT) AS visitor_days \
+         FROM visitor_days WHERE store = $1 AND day BETWEEN $2 AND $3 AND {disguised} GROUP BY day",
+        pairs = E::pairs(4, "c"),
+        classes = kind_sql::classes(""),
+        bots = kind_sql::bots(""),
+        disguised = kind_sql::disguised("")
+    );
+    let mut rows = between::<E>(pool, days::<E>(kept, store, first, last)).await?;
+    let query = E::bind_pairs(days::<E>(&live, store, first, last), class_bits());
+    rows.extend(between::<E>(pool, query).await?);
+    for row in rows {
+        let count = BotCount {
+            requests: count(E::int(&row, "requests")?),
+            visitor_days: count(E::int(&row, "visitor_days")?),
+        };
+        *sums
+            .day(E::day(&row, "day")?)
+            .bots
+            .entry(class::<E>(&row)?)
+            .or_default() += count;
+    }
+    Ok(())
+}
