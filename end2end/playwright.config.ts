@@ -29,7 +29,8 @@ const adminServer = (name: string, extra: string) => ({
   command: adminFlags(name, extra),
   url: `http://127.0.0.1:${adminPorts[name as keyof typeof adminPorts]}/about`,
   reuseExistingServer: false,
-  timeout: 30_000,
+  // A cold debug build compresses the site's files at start.
+  timeout: 120_000,
   env: { WHOCOMES_LOG: 'warn' },
   stdout: 'pipe' as const,
   stderr: 'pipe' as const,
@@ -64,7 +65,7 @@ export default defineConfig({
       command: `${binary} serve --addr 127.0.0.1:${port} --site-root ${siteRoot} --data-dir ${dataDir}`,
       url: `${baseURL}/about`,
       reuseExistingServer: false,
-      timeout: 30_000,
+      timeout: 120_000,
       env: { WHOCOMES_LOG: 'warn' },
       stdout: 'pipe',
       stderr: 'pipe',

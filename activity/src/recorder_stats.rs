@@ -24,6 +24,12 @@ pub struct RecorderStats {
     untrusted_forwarding: AtomicU64,
     /// Marks of file requests the full queue could not take.
     dropped_marks: AtomicU64,
+    /// Marks of file requests handed to the queue.
+    marks_queued: AtomicU64,
+    /// Marks of file requests written (in a batch the store took).
+    marks_written: AtomicU64,
+    /// Marks of file requests given up with the hits they were held with.
+    marks_lost: AtomicU64,
     /// Hits per second (Unix seconds, oldest first), for the last
     /// [`RECENT_SECONDS`]; only the writer adds to it.
     recent: Mutex<VecDeque<(i64, u64)>>,
@@ -52,6 +58,25 @@ pub struct StatsSnapshot {
     /// the full queue could not take (its next file tries again).
     #[serde(default)]
     pub dropped_marks: u64,
+    /// Marks of a visitor-day's file requests handed to the queue.
+    #[serde(default)]
+    pub marks_queued: u64,
+    /// Marks written to the store.
+    #[serde(default)]
+    pub marks_written: u64,
+    /// Marks given up with the hits they were held with.
+    #[serde(default)]
+    pub marks_lost: u64,
+}
+
+impl StatsSnapshot {
+    /// Whether everything queued so far has been written or given up: a
+    /// reader that waits for this (a test, an operator before a backup)
+    /// waits for the writer itself, not for a guess at how long it takes.
+    pub fn settled(&self) -> bool {
+        self.written + self.lost >= self.queued
+            && self.marks_written + self.marks_lost >= self.marks_queued
+    }
 }
 
 /// The layer and the writer count as they go.
@@ -71,6 +96,10 @@ impl RecorderStats {
         }
     }
 
+    pub(crate) fn queued_mark(&self) {
+        self.marks_queued.fetch_add(1, Ordering::Relaxed);
+    }
+
     pub(crate) fn dropped_mark(&self) {
         self.dropped_marks.fetch_add(1, Ordering::Relaxed);
     }
@@ -79,16 +108,20 @@ impl RecorderStats {
         self.dropped.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(crate) fn written(&self, hits: u64) {
+    /// A batch of `hits` hits and `files` marks is written.
+    pub(crate) fn written(&self, hits: u64, files: u64) {
         self.written.fetch_add(hits, Ordering::Relaxed);
+        self.marks_written.fetch_add(files, Ordering::Relaxed);
     }
 
     pub(crate) fn failed_write(&self) {
         self.failed_writes.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(crate) fn lost(&self, hits: u64) {
+    /// `hits` hits and `files` marks are given up.
+    pub(crate) fn lost(&self, hits: u64, files: u64) {
         self.lost.fetch_add(hits, Ordering::Relaxed);
+        self.marks_lost.fetch_add(files, Ordering::Relaxed);
     }
 
     /// Notes the times of hits the writer has taken from the queue.
@@ -152,6 +185,9 @@ impl RecorderStats {
             lost: self.lost.load(Ordering::Relaxed),
             untrusted_forwarding: self.untrusted_forwarding.load(Ordering::Relaxed),
             dropped_marks: self.dropped_marks.load(Ordering::Relaxed),
+            marks_queued: self.marks_queued.load(Ordering::Relaxed),
+            marks_written: self.marks_written.load(Ordering::Relaxed),
+            marks_lost: self.marks_lost.load(Ordering::Relaxed),
         }
     }
 }

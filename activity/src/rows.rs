@@ -160,6 +160,10 @@ pub struct Batch {
     pub bot_days: Vec<BotDay>,
     /// How many hits the batch holds.
     pub hits: u64,
+    /// How many marks of file requests it took in, whether they found their
+    /// visitor-day in the batch or wait in [`marks`](Self::marks).
+    #[serde(default)]
+    pub files: u64,
 }
 
 impl Batch {
@@ -184,11 +188,12 @@ impl Batch {
             BTreeMap::new();
         let mut bot_days: BTreeMap<(StoreName, NaiveDate, BotClass), u64> = BTreeMap::new();
         let mut marks: BTreeSet<FilesMark> = BTreeSet::new();
-        let mut count = 0;
+        let (mut count, mut files) = (0, 0);
         for item in seen {
             let hit = match item {
                 SeenRef::Hit(hit) => hit,
                 SeenRef::Files(mark) => {
+                    files += 1;
                     marks.insert(mark.clone());
                     continue;
                 }
@@ -238,6 +243,7 @@ impl Batch {
             marks: marks.into_iter().collect(),
             bot_days: bot_days_of(bot_days),
             hits: count,
+            files,
         }
     }
 
@@ -293,6 +299,7 @@ impl Batch {
             marks: marks.into_iter().collect(),
             bot_days: bot_days_of(bot_days),
             hits: self.hits + later.hits,
+            files: self.files + later.files,
         }
     }
 }

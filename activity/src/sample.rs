@@ -121,6 +121,7 @@ pub fn day_rows(store: &StoreName, day: NaiveDate, visitors: u32, seed: u64) -> 
         marks: Vec::new(),
         bot_days: Vec::new(),
         hits,
+        files: 0,
     }
 }
 

@@ -293,6 +293,10 @@ async fn files_mark_their_visitor_day_once_and_write_nothing_of_their_own() {
         (stats.queued, stats.written, stats.dropped_marks),
         (2, 2, 0)
     );
+    // One mark for the visitor-day, written with the page: the writer has
+    // nothing left to write, and says so.
+    assert_eq!((stats.marks_queued, stats.marks_written), (1, 1));
+    assert!(stats.settled(), "{stats:?}");
     assert_eq!(
         store.cost().operations,
         1,
@@ -352,4 +356,8 @@ async fn a_flood_of_files_cannot_crowd_out_the_hits() {
         (1, 0, 1),
         "{stats:?}"
     );
+    // Every mark the queue took is written (those refused were never queued).
+    assert_eq!(stats.marks_queued + stats.dropped_marks, 2_000, "{stats:?}");
+    assert_eq!(stats.marks_written, stats.marks_queued, "{stats:?}");
+    assert!(stats.settled(), "{stats:?}");
 }

@@ -52,6 +52,11 @@ pub struct Overview {
     pub stores: Vec<StoreStatus>,
     /// What the writer of this server has done since it started.
     pub writer: WriterStatus,
+    /// Whether every day is summed as the stores hold it now; `false`: a
+    /// day that changed is being summed again and is shown as it was (the
+    /// next read shows it new).
+    #[serde(default)]
+    pub current: bool,
 }
 
 /// One day's visitor-days by kind.
@@ -152,6 +157,16 @@ pub struct WriterStatus {
     pub written: u64,
     /// Hits given up after the store failed too long.
     pub lost: u64,
+    /// Marks of a browser's evidence (a page's own file fetched) queued.
+    #[serde(default)]
+    pub marks_queued: u64,
+    /// Of them, written or given up.
+    #[serde(default)]
+    pub marks_done: u64,
+    /// Whether everything queued has been written (or given up): nothing
+    /// this server counted is still on its way to the store.
+    #[serde(default)]
+    pub settled: bool,
     /// Requests from this machine or a private network whose forwarding
     /// header was not believed because no proxy is trusted.
     pub untrusted_forwarding: u64,

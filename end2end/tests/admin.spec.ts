@@ -6,6 +6,7 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 
 import { hydrated } from '../pages';
 import { adminPassword, adminPorts, withPostgres } from '../servers';
+import { settled, storeToday, today as todayOf, type Kinds } from '../settled';
 
 const CHROME =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -19,35 +20,22 @@ async function today(page: Page): Promise<Counts> {
   return { people, bots, selfReads, total };
 }
 
-/**
- * Today's counts once the tab has caught up: a read may show today as the
- * last refresh left it (one refresh behind, by design), so the tab is read
- * until two reads half a second apart agree.
- */
-async function settledToday(page: Page, url: string): Promise<Counts> {
-  let last = await today(page);
-  for (let i = 0; i < 20; i++) {
-    await page.waitForTimeout(500);
-    await page.goto(url);
-    const now = await today(page);
-    if (JSON.stringify(now) === JSON.stringify(last)) return now;
-    last = now;
-  }
-  return last;
+/** The tab's row for today as the overview's figures would draw it. */
+function row(kinds: Kinds): Counts {
+  return {
+    people: kinds.people,
+    bots: kinds.bots,
+    selfReads: kinds.self_reads,
+    total: kinds.people + kinds.bots + kinds.self_reads,
+  };
 }
 
-/** Reloads the tab until today's counts are `expected` (the writer flushes every 100 ms). */
-async function waitForCounts(page: Page, url: string, expected: Counts) {
-  await expect
-    .poll(
-      async () => {
-        await page.goto(url);
-        return today(page);
-      },
-      { timeout: 15_000 },
-    )
-    .toEqual(expected);
-}
+/** Every Admin tab server: the SQLite one reads the PostgreSQL store too,
+ * so a count waits for both writers. */
+const writers = [
+  `http://127.0.0.1:${adminPorts.sqlite}`,
+  ...(withPostgres ? [`http://127.0.0.1:${adminPorts.postgres}`] : []),
+];
 
 /** A request from `address` (through the trusted proxy) with `agent`. */
 function from(request: APIRequestContext, base: string, path: string, address: string, agent: string) {
@@ -87,7 +75,8 @@ for (const target of targets) {
       });
       const first = await page.goto(`${base}/admin`);
       expect(first?.headers()['content-security-policy']).toContain("'wasm-unsafe-eval'");
-      const before = await today(page);
+      // Every earlier visitor written and summed: only this test's change the figures.
+      const before = todayOf(await settled(request, base, writers));
 
       // A person browses the site (own browser context: Chrome's agent, a client address).
       const context = await browser.newContext({
@@ -108,12 +97,16 @@ for (const target of targets) {
       await from(request, base, '/wp-login.php', `203.0.113.${target.net + 1}`, CHROME);
       expect((await from(request, base, '/', `192.0.2.${target.net}`, 'curl/8.5 whocomes-SelfRead')).ok()).toBe(true);
 
-      await waitForCounts(page, `${base}/admin`, {
+      // The person's page and files, the crawler, the probe and the self-read written and summed.
+      const after = todayOf(await settled(request, base, writers));
+      expect(after).toEqual({
         people: before.people + 1,
         bots: before.bots + 2,
-        selfReads: before.selfReads + 1,
-        total: before.total + 4,
+        self_reads: before.self_reads + 1,
       });
+      // The tab draws those figures.
+      await page.goto(`${base}/admin`);
+      expect(await today(page)).toEqual(row(after));
 
       // Which bots: the crawler by its agent, the probe as a scanner.
       await expect(page.locator('.bots-card tr[data-bot-class="search-engine"] td').first()).not.toHaveText('0');
@@ -197,16 +190,13 @@ test.describe('two servers, one view', () => {
   test('a visitor on both stores counts once merged and once per store line', async ({ page, request }) => {
     const sqlite = `http://127.0.0.1:${adminPorts.sqlite}`;
     const postgres = `http://127.0.0.1:${adminPorts.postgres}`;
-    await page.goto(`${sqlite}/admin`);
-    const before = await settledToday(page, `${sqlite}/admin`);
+    // Every earlier visitor written and summed on both stores.
+    const before = await settled(request, sqlite, writers);
     const lines = async () => {
       const head = await page.locator('table.stores-table thead th').allTextContents();
       const row = await page.locator('table.stores-table tbody tr').first().locator('td').allTextContents();
       return Object.fromEntries(head.slice(1).map((name, i) => [name, Number(row[i])]));
     };
-    await hydrated(page);
-    await page.getByRole('button', { name: 'Lines by store' }).click();
-    const linesBefore = await lines();
 
     // The same client on both sites, another only on the PostgreSQL one.
     for (const base of [sqlite, postgres]) {
@@ -214,23 +204,20 @@ test.describe('two servers, one view', () => {
     }
     expect((await browse(request, postgres, '/resume', '198.51.100.78')).ok()).toBe(true);
 
-    // Each server writes on its own schedule: wait for both lines.
-    await expect
-      .poll(
-        async () => {
-          await page.goto(`${sqlite}/admin`);
-          await hydrated(page);
-          await page.getByRole('button', { name: 'Lines by store' }).click();
-          return lines();
-        },
-        { timeout: 15_000 },
-      )
-      .toEqual({ sqlite: linesBefore.sqlite + 1, postgres: linesBefore.postgres + 2 });
-    await waitForCounts(page, `${sqlite}/admin`, {
-      people: before.people + 2,
-      bots: before.bots,
-      selfReads: before.selfReads,
-      total: before.total + 2,
+    // Each server writes on its own schedule: wait for both writers.
+    const after = await settled(request, sqlite, writers);
+    // Merged, the client on both stores is one person; the other is a second.
+    expect(todayOf(after)).toEqual({ ...todayOf(before), people: todayOf(before).people + 2 });
+    // Per store, each line counts its own requests.
+    expect({ sqlite: storeToday(after, 'sqlite'), postgres: storeToday(after, 'postgres') }).toEqual({
+      sqlite: storeToday(before, 'sqlite') + 1,
+      postgres: storeToday(before, 'postgres') + 2,
     });
+    // The tab draws the same: the kinds merged, the lines by store.
+    await page.goto(`${sqlite}/admin`);
+    expect(await today(page)).toEqual(row(todayOf(after)));
+    await hydrated(page);
+    await page.getByRole('button', { name: 'Lines by store' }).click();
+    expect(await lines()).toEqual({ sqlite: storeToday(after, 'sqlite'), postgres: storeToday(after, 'postgres') });
   });
 });

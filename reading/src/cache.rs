@@ -50,6 +50,16 @@ struct Kept {
 /// The days to sum again, each with the marks it is summed under.
 type Stale = Vec<(NaiveDate, Vec<Option<Mark>>)>;
 
+/// The summaries a read gets, and whether they are current.
+#[derive(Debug)]
+pub struct Summaries {
+    /// The days that have rows, oldest first.
+    pub days: Vec<Arc<DaySummary>>,
+    /// Whether every day was summed under the marks the read was given;
+    /// `false`: a changed day is still being summed and is shown as it was.
+    pub current: bool,
+}
+
 /// Summaries of days, kept while their marks do not change.
 #[derive(Debug, Default)]
 pub struct SummaryCache {
@@ -75,7 +85,7 @@ impl SummaryCache {
         first: NaiveDate,
         last: NaiveDate,
         steps: &[FunnelStep],
-    ) -> Result<Vec<Arc<DaySummary>>, StoreError> {
+    ) -> Result<Summaries, StoreError> {
         self.loaded
             .get_or_init(|| async {
                 let (days, resum) = note::load(stores, steps).await;
@@ -138,10 +148,14 @@ impl SummaryCache {
             }
         }
         let kept = self.lock();
-        Ok(wanted
+        let current = wanted
+            .iter()
+            .all(|(day, marks)| kept.get(day).is_some_and(|kept| kept.marks == *marks));
+        let days = wanted
             .iter()
             .filter_map(|(day, _)| kept.get(day).map(|kept| Arc::clone(&kept.summary)))
-            .collect())
+            .collect();
+        Ok(Summaries { days, current })
     }
 
     /// Sums the `stale` days again over the `readable` stores and keeps

@@ -13,6 +13,7 @@ use activity::summary::DaySummary;
 use chrono::{Days, NaiveDate};
 
 use crate::Reading;
+use crate::cache::Summaries;
 use crate::marks::Marks;
 
 /// How many paths [`RangeFigures::top_paths`] lists.
@@ -47,6 +48,9 @@ pub struct RangeFigures {
     pub top_paths: Vec<PathTotal>,
     /// Each store, in the reading's order.
     pub stores: Vec<StoreFigures>,
+    /// Whether every day was summed as the stores hold it now (`false`: a
+    /// changed day is being summed again and shown as it was).
+    pub current: bool,
     /// Why the day summaries could not be read, if they could not (every
     /// store then shows it too).
     pub summary_error: Option<StoreError>,
@@ -77,13 +81,13 @@ impl Reading {
         let stores = self.stores();
         let steps = self.steps();
         let marks = Marks::read(stores, previous_first).await;
-        let (summaries, summary_error) = match self
+        let (summaries, all_current, summary_error) = match self
             .cache()
             .summaries(stores, &marks, previous_first, last, steps)
             .await
         {
-            Ok(summaries) => (summaries, None),
-            Err(error) => (Vec::new(), Some(error)),
+            Ok(Summaries { days, current }) => (days, current, None),
+            Err(error) => (Vec::new(), false, Some(error)),
         };
         let (current, before): (Vec<Arc<DaySummary>>, Vec<Arc<DaySummary>>) =
             summaries.into_iter().partition(|s| s.day >= first);
@@ -126,6 +130,7 @@ impl Reading {
             requests: marks.requests_between(first, last),
             previous_requests: marks.requests_between(previous_first, first - Days::new(1)),
             stores: figures,
+            current: all_current,
             summary_error,
         }
     }

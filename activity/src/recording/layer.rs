@@ -187,7 +187,9 @@ impl Shared {
                 // requests from many addresses cannot crowd out the hits.
                 let room = self.queue.capacity() * 2 >= self.queue.max_capacity();
                 let mark = || Seen::Files(self.counter.files_mark_of(client, now));
-                if !room || self.queue.try_send(mark()).is_err() {
+                if room && self.queue.try_send(mark()).is_ok() {
+                    self.stats.queued_mark();
+                } else {
                     self.stats.dropped_mark();
                     self.files_seen.forget(now.date_naive(), client);
                 }

@@ -147,6 +147,8 @@ impl HitFeed {
         self.sender.send(seen).await.map_err(|_| WriterStopped)?;
         if hit {
             self.stats.queued();
+        } else {
+            self.stats.queued_mark();
         }
         Ok(())
     }
@@ -204,7 +206,7 @@ async fn run(
             let batch = held.merged();
             match store.record(&batch).await {
                 Ok(()) => {
-                    stats.written(batch.hits);
+                    stats.written(batch.hits, batch.files);
                     held = Held::default();
                     backoff = Duration::from_millis(100);
                     retry_at = None;
@@ -221,9 +223,9 @@ async fn run(
                         MAX_BACKOFF
                     };
                     held.keep_merged(batch);
-                    let given_up = held.give_up_oldest_beyond(config.max_pending_hits);
+                    let (given_up, files) = held.give_up_oldest_beyond(config.max_pending_hits);
                     if given_up > 0 {
-                        stats.lost(given_up);
+                        stats.lost(given_up, files);
                         tracing::error!(store = %store.name(), hits = given_up, "gave up the oldest held activity: the store has failed too long");
                     }
                 }
@@ -297,18 +299,20 @@ impl Held {
 
     /// Gives up the oldest batches until at most `most` hits are held (the
     /// newest batch is kept even when it alone is over); returns the hits
-    /// given up.
-    fn give_up_oldest_beyond(&mut self, most: u64) -> u64 {
-        let mut given_up = 0;
+    /// and the marks given up.
+    fn give_up_oldest_beyond(&mut self, most: u64) -> (u64, u64) {
+        let mut given_up = (0, 0);
         while self.hits() > most && self.batches.len() > 1 {
             if let Some(oldest) = self.batches.pop_front() {
-                given_up += oldest.hits;
+                given_up.0 += oldest.hits;
+                given_up.1 += oldest.files;
                 // The kept merge holds the batch given up: merge again next time.
                 self.merged = None;
             }
         }
         if self.hits() > most {
-            given_up += self.hits();
+            given_up.0 += self.hits();
+            given_up.1 += self.batches.iter().map(|batch| batch.files).sum::<u64>();
             *self = Self::default();
         }
         given_up
@@ -361,7 +365,7 @@ async fn finish(store: &dyn ActivityStore, pending: Batch, stats: &RecorderStats
     for attempt in 0..3u32 {
         match store.record(&pending).await {
             Ok(()) => {
-                stats.written(pending.hits);
+                stats.written(pending.hits, pending.files);
                 return;
             }
             Err(error) => {
@@ -371,6 +375,6 @@ async fn finish(store: &dyn ActivityStore, pending: Batch, stats: &RecorderStats
             }
         }
     }
-    stats.lost(pending.hits);
+    stats.lost(pending.hits, pending.files);
     tracing::error!(store = %store.name(), hits = pending.hits, "activity lost at shutdown: the store kept failing");
 }

@@ -37,6 +37,7 @@ pub async fn overview(admin: &Admin, span: Span, now: DateTime<Utc>, details: bo
         funnel,
         top_paths,
         stores,
+        current,
         ..
     } = figures;
     Overview {
@@ -71,6 +72,7 @@ pub async fn overview(admin: &Admin, span: Span, now: DateTime<Utc>, details: bo
             .map(|store| status(admin, store, details))
             .collect(),
         writer: writer_status(admin),
+        current,
     }
 }
 
@@ -101,6 +103,9 @@ fn writer_status(admin: &Admin) -> WriterStatus {
         dropped: snapshot.dropped,
         written: snapshot.written,
         lost: snapshot.lost,
+        marks_queued: snapshot.marks_queued,
+        marks_done: snapshot.marks_written + snapshot.marks_lost,
+        settled: snapshot.settled(),
         untrusted_forwarding: snapshot.untrusted_forwarding,
         connections_open: admin.connections().map(|c| c.open()),
         connections_refused: admin.connections().map_or(0, |c| c.refused_count()),

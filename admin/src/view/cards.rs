@@ -51,6 +51,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         last_five_minutes,
         stores,
         writer,
+        current,
     } = overview;
     let no_people = totals.visitors.people == 0;
     let store_lines_for_card = store_lines.clone();
@@ -61,7 +62,8 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         .map(|store| store.store.clone())
         .collect();
     view! {
-        <p class="range-status" aria-live="polite">
+        // Whether a changed day was still being summed (shown as it was).
+        <p class="range-status" aria-live="polite" data-current=current.to_string()>
             {status(span)}
         </p>
         <ProxyTrap untrusted_forwarding=writer.untrusted_forwarding />

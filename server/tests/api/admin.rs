@@ -28,14 +28,7 @@ pub(crate) async fn sign_in(app: &TestApp) -> (String, String) {
 
 /// Waits until the writer has written everything queued so far.
 async fn settle(app: &TestApp) {
-    for _ in 0..100 {
-        let stats = app.recorder_stats();
-        if stats.written == stats.queued {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("the writer did not catch up: {:?}", app.recorder_stats());
+    app.settled().await;
 }
 
 // Two workers, and a request timeout longer than the default 30 s: in two

@@ -71,6 +71,41 @@ impl TestApp {
         self.stats.snapshot()
     }
 
+    /// Waits until the writer has written everything queued so far (hits
+    /// and marks), and returns what it has done: a test waits for the
+    /// writer itself, never for a guess at how long it takes. The minute
+    /// only bounds a writer that never catches up (a failure).
+    pub async fn settled(&self) -> activity::recording::StatsSnapshot {
+        for _ in 0..3_000 {
+            let stats = self.recorder_stats();
+            if stats.settled() {
+                return stats;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        panic!("the writer did not catch up: {:?}", self.recorder_stats());
+    }
+
+    /// The public overview of the last `days` days once the writer has
+    /// written everything queued and every day is summed as the store
+    /// holds it (a read may show a changed day as it was, once).
+    pub async fn current_overview(&self, days: &str) -> serde_json::Value {
+        self.settled().await;
+        for _ in 0..3_000 {
+            let overview: serde_json::Value =
+                post(self, "/api/admin/overview", &[("days", days)], None)
+                    .await
+                    .json()
+                    .await
+                    .expect("the overview is JSON");
+            if overview["current"] == true {
+                return overview;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        panic!("the overview never caught up with the store");
+    }
+
     /// Stops the server, then reads what its SQLite file holds.
     pub async fn stop_and_read(mut self) -> (Vec<HourRow>, Vec<VisitorDay>) {
         self.stop().await.expect("stops cleanly");

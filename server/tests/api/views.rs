@@ -3,8 +3,6 @@
 //! exports for a from–to range, and refuses a range it cannot show with the
 //! reason, never echoing what was asked.
 
-use std::time::Duration;
-
 use chrono::{Days, NaiveDate, Utc};
 use reqwest::StatusCode;
 
@@ -32,18 +30,13 @@ async fn one_visit_today(app: &TestApp) {
             .await
             .expect("answers");
     }
-    for _ in 0..200 {
-        let overview: serde_json::Value = post(app, "/api/admin/overview", &[("days", "7")], None)
-            .await
-            .json()
-            .await
-            .expect("JSON");
-        if overview["totals"]["visitors"]["people"] == 1 {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("no person counted: {:?}", app.recorder_stats());
+    let overview = app.current_overview("7").await;
+    assert_eq!(
+        overview["totals"]["visitors"]["people"],
+        1,
+        "one person counted: {:?}",
+        app.recorder_stats()
+    );
 }
 
 /// Whether the page has the control named `label` pressed (each is one link).

@@ -48,7 +48,7 @@ impl Engine for PostgresEngine {
     type Db = sqlx::Postgres;
     const TITLE: &'static str = "PostgreSQL";
 
-    async fn open(url: &str) -> Result<(PgPool, String), StoreError> {
+    async fn connect(url: &str) -> Result<(PgPool, String), StoreError> {
         let options = PgConnectOptions::from_str(url)
             .map_err(|_| {
                 StoreError::Unavailable("the PostgreSQL address is not a valid URL".to_owned())
@@ -72,13 +72,11 @@ impl Engine for PostgresEngine {
             .map_err(|error| {
                 StoreError::Unavailable(format!("cannot reach PostgreSQL at {location}: {error}"))
             })?;
-        sqlx::migrate!("./migrations")
-            .run(&pool)
-            .await
-            .map_err(|error| {
-                StoreError::Unavailable(format!("cannot set up PostgreSQL at {location}: {error}"))
-            })?;
         Ok((pool, location))
+    }
+
+    async fn migrate(pool: &PgPool) -> Result<(), sqlx::migrate::MigrateError> {
+        sqlx::migrate!("./migrations").run(pool).await
     }
 
     async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreError> {

@@ -26,9 +26,12 @@ pub trait Engine: Send + Sync + 'static {
     /// The engine's name in a sentence ("kept in SQLite at …").
     const TITLE: &'static str;
 
-    /// Connects to `url` and brings the schema up to date; returns the
-    /// pool and where it is, in words safe to show (never a password).
-    async fn open(url: &str) -> Result<(Pool<Self::Db>, String), StoreError>;
+    /// Connects to `url`; returns the pool and where it is, in words safe
+    /// to show (never a password).
+    async fn connect(url: &str) -> Result<(Pool<Self::Db>, String), StoreError>;
+
+    /// Brings the schema up to date (the engine's own `migrations/`).
+    async fn migrate(pool: &Pool<Self::Db>) -> Result<(), sqlx::migrate::MigrateError>;
 
     /// Writes a batch in one transaction (see [`upsert`](crate::upsert)).
     async fn record(pool: &Pool<Self::Db>, batch: &Batch) -> Result<(), StoreError>;

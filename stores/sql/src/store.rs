@@ -52,7 +52,10 @@ impl<E: Engine> SqlStore<E> {
         name: StoreName,
         retention: Retention,
     ) -> Result<Self, StoreError> {
-        let (pool, location) = E::open(url).await?;
+        let (pool, location) = E::connect(url).await?;
+        E::migrate(&pool).await.map_err(|error| {
+            StoreError::Unavailable(format!("cannot set up {} at {location}: {error}", E::TITLE))
+        })?;
         Ok(Self {
             name,
             pool,

@@ -51,7 +51,7 @@ impl Engine for SqliteEngine {
     type Db = sqlx::Sqlite;
     const TITLE: &'static str = "SQLite";
 
-    async fn open(url: &str) -> Result<(SqlitePool, String), StoreError> {
+    async fn connect(url: &str) -> Result<(SqlitePool, String), StoreError> {
         let url = if url.starts_with("sqlite:") {
             url.to_owned()
         } else {
@@ -71,13 +71,11 @@ impl Engine for SqliteEngine {
             .map_err(|error| {
                 StoreError::Unavailable(format!("cannot open SQLite at {location}: {error}"))
             })?;
-        sqlx::migrate!("./migrations")
-            .run(&pool)
-            .await
-            .map_err(|error| {
-                StoreError::Unavailable(format!("cannot set up SQLite at {location}: {error}"))
-            })?;
         Ok((pool, location))
+    }
+
+    async fn migrate(pool: &SqlitePool) -> Result<(), sqlx::migrate::MigrateError> {
+        sqlx::migrate!("./migrations").run(pool).await
     }
 
     async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), StoreError> {
