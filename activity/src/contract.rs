@@ -515,6 +515,50 @@ mod tests {
         block_on(store_contract(&store, now));
     }
 
+    /// The null store answers every method of the port: it reads as empty,
+    /// refuses every write with its reason, and says why it keeps nothing.
+    #[test]
+    fn the_null_store_keeps_nothing_and_says_why() {
+        use crate::store::{ActivityStore, Imported, NullStore, StoreError};
+        let store = NullStore::new(
+            StoreName::parse("site").expect("a name"),
+            "the disk is full",
+        );
+        let day = NaiveDate::from_ymd_opt(2026, 11, 29).expect("a day");
+        let gone = Err(StoreError::Unavailable("the disk is full".to_owned()));
+        block_on(async {
+            let available = store.availability().await;
+            assert!(!available.available);
+            assert_eq!(available.reason, "the disk is full");
+            let batch = Batch::fold(&[hit(store.name(), noon(day), 1, "/", Kind::Person, None)]);
+            assert_eq!(store.record(&batch).await, gone);
+            assert_eq!(store.hours_since(noon(day)).await, Ok(Vec::new()));
+            assert_eq!(store.visitors_since(day).await, Ok(Vec::new()));
+            assert_eq!(store.latest_visitors(day, 10).await, Ok((Vec::new(), 0)));
+            assert_eq!(store.day_summaries(day, day, &[]).await, Ok(Vec::new()));
+            assert_eq!(store.day_requests(day).await, Ok(Vec::new()));
+            assert_eq!(store.day_marks(day).await, Ok(Vec::new()));
+            assert_eq!(store.enforce_retention(noon(day)).await, Ok(()));
+            assert_eq!(store.expired_kinds_since(day).await, Ok(Vec::new()));
+            assert_eq!(store.bot_days_since(day).await, Ok(Vec::new()));
+            assert_eq!(store.imported("log").await, Ok(None));
+            let imported = Imported {
+                log: "log".to_owned(),
+                bytes: 1,
+                digest: String::new(),
+            };
+            assert_eq!(store.mark_imported(&imported).await, gone);
+            assert_eq!(store.note("n").await, Ok(None));
+            assert_eq!(store.keep_note("n", "body").await, gone);
+            assert_eq!(store.cost().operations, 0);
+            store.close().await;
+        });
+    }
+
+    fn noon(day: NaiveDate) -> DateTime<Utc> {
+        Utc.from_utc_datetime(&day.and_hms_opt(12, 0, 0).expect("noon"))
+    }
+
     /// A minimal executor for a future that never waits on I/O.
     fn block_on<F: Future>(future: F) -> F::Output {
         use std::task::{Context, Poll, Waker};

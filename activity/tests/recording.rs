@@ -142,13 +142,17 @@ async fn a_failing_store_is_retried_and_nothing_is_lost() {
     for i in 0..5 {
         send(&layer, request("/", &format!("203.0.113.{i}:1"), BROWSER)).await;
     }
-    tokio::time::sleep(Duration::from_millis(150)).await;
-    assert!(
-        writer.stats().snapshot().failed_writes >= 1,
-        "the first writes failed"
-    );
+    // The first writes fail…
+    failed_more_than(&writer, 0).await;
     store.set_failing(None);
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    // …and the next try after the store is back writes them all, however
+    // long the writer's back-off (waited for, not guessed).
+    for _ in 0..6_000 {
+        if writer.stats().snapshot().settled() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     assert_eq!(
         writer.stats().snapshot().written,
         5,
@@ -182,9 +186,10 @@ async fn hits_held_beyond_the_limit_are_counted_as_lost() {
     );
 }
 
-/// Waits (at most 5 s) until the writer has failed more than `after` times.
+/// Waits until the writer has failed more than `after` times (a minute
+/// at most: only a writer that never tries again takes that long).
 async fn failed_more_than(writer: &whocomes_activity::recording::WriterHandle, after: u64) {
-    for _ in 0..500 {
+    for _ in 0..6_000 {
         if writer.stats().snapshot().failed_writes > after {
             return;
         }
