@@ -21,11 +21,12 @@ use std::time::Duration;
 
 use activity::rows::Batch;
 use activity::store::StoreError;
-use activity_sql::{Engine, Query, invalid};
+use activity_sql::basics::column;
+use activity_sql::{Engine, Query};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
-use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions, PgRow};
-use sqlx::{PgPool, Row as _};
+use sqlx::PgPool;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions, PgRow};
 
 /// Activity kept in a PostgreSQL database: open it with
 /// `PostgresStore::open("postgres://user:password@host:port/database", name, retention)`.
@@ -34,14 +35,6 @@ pub type PostgresStore = activity_sql::SqlStore<PostgresEngine>;
 /// PostgreSQL under the shared SQL store.
 #[derive(Debug)]
 pub struct PostgresEngine;
-
-/// A column of type `T`, or an error naming the column.
-fn get<'r, T>(row: &'r PgRow, column: &str) -> Result<T, StoreError>
-where
-    T: sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres>,
-{
-    row.try_get(column).map_err(|_| invalid(column))
-}
 
 #[async_trait]
 impl Engine for PostgresEngine {
@@ -83,14 +76,6 @@ impl Engine for PostgresEngine {
         write::record(pool, batch).await
     }
 
-    fn bind_text<'q>(query: Query<'q, Self>, value: &'q str) -> Query<'q, Self> {
-        query.bind(value)
-    }
-
-    fn bind_int<'q>(query: Query<'q, Self>, value: i64) -> Query<'q, Self> {
-        query.bind(value)
-    }
-
     fn bind_day<'q>(query: Query<'q, Self>, value: NaiveDate) -> Query<'q, Self> {
         query.bind(value)
     }
@@ -116,43 +101,21 @@ impl Engine for PostgresEngine {
     }
 
     /// BIGINT, INTEGER or SMALLINT alike (evidence and classes are INTEGER).
-    fn int(row: &PgRow, column: &str) -> Result<i64, StoreError> {
-        get::<i64>(row, column)
-            .or_else(|_| get::<i32>(row, column).map(i64::from))
-            .or_else(|_| get::<i16>(row, column).map(i64::from))
+    fn int(row: &PgRow, name: &str) -> Result<i64, StoreError> {
+        column::<Self::Db, i64>(row, name)
+            .or_else(|_| column::<Self::Db, i32>(row, name).map(i64::from))
+            .or_else(|_| column::<Self::Db, i16>(row, name).map(i64::from))
     }
 
-    fn text(row: &PgRow, column: &str) -> Result<String, StoreError> {
-        get(row, column)
+    fn day(row: &PgRow, name: &str) -> Result<NaiveDate, StoreError> {
+        column::<Self::Db, _>(row, name)
     }
 
-    fn optional_text(row: &PgRow, column: &str) -> Result<Option<String>, StoreError> {
-        get(row, column)
+    fn hour(row: &PgRow, name: &str) -> Result<DateTime<Utc>, StoreError> {
+        column::<Self::Db, _>(row, name)
     }
 
-    fn day(row: &PgRow, column: &str) -> Result<NaiveDate, StoreError> {
-        get(row, column)
-    }
-
-    fn hour(row: &PgRow, column: &str) -> Result<DateTime<Utc>, StoreError> {
-        get(row, column)
-    }
-
-    fn moment(row: &PgRow, column: &str) -> Result<DateTime<Utc>, StoreError> {
-        get(row, column)
-    }
-
-    async fn fetch_all<'q>(
-        pool: &PgPool,
-        query: Query<'q, Self>,
-    ) -> Result<Vec<PgRow>, sqlx::Error> {
-        query.fetch_all(pool).await
-    }
-
-    async fn execute<'q>(
-        connection: &mut PgConnection,
-        query: Query<'q, Self>,
-    ) -> Result<(), sqlx::Error> {
-        query.execute(connection).await.map(|_| ())
+    fn moment(row: &PgRow, name: &str) -> Result<DateTime<Utc>, StoreError> {
+        column::<Self::Db, _>(row, name)
     }
 }

@@ -8,6 +8,8 @@ use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::{Database, Pool};
 
+use crate::basics::{Basics, Sending};
+
 /// A statement of engine `E` with its parameters bound so far.
 pub type Query<'q, E> =
     sqlx::query::Query<'q, <E as Engine>::Db, <<E as Engine>::Db as Database>::Arguments<'q>>;
@@ -15,13 +17,14 @@ pub type Query<'q, E> =
 /// A row read back from engine `E`.
 pub type Row<E> = <<E as Engine>::Db as Database>::Row;
 
-/// An SQL engine under [`SqlStore`](crate::SqlStore). Each method is a few
-/// lines on the engine's concrete sqlx types, so the shared code needs no
-/// bounds beyond this trait.
+/// An SQL engine under [`SqlStore`](crate::SqlStore). What every sqlx
+/// database does alike (binding a text, running a statement) comes with
+/// its database ([`Basics`]); the rest is a few lines each on the engine's
+/// concrete types, so the shared code needs no bounds beyond this trait.
 #[async_trait]
 pub trait Engine: Send + Sync + 'static {
     /// The engine's sqlx database.
-    type Db: Database;
+    type Db: Basics;
 
     /// The engine's name in a sentence ("kept in SQLite at …").
     const TITLE: &'static str;
@@ -37,9 +40,13 @@ pub trait Engine: Send + Sync + 'static {
     async fn record(pool: &Pool<Self::Db>, batch: &Batch) -> Result<(), StoreError>;
 
     /// Binds a text.
-    fn bind_text<'q>(query: Query<'q, Self>, value: &'q str) -> Query<'q, Self>;
+    fn bind_text<'q>(query: Query<'q, Self>, value: &'q str) -> Query<'q, Self> {
+        Self::Db::bind_text(query, value)
+    }
     /// Binds an integer.
-    fn bind_int<'q>(query: Query<'q, Self>, value: i64) -> Query<'q, Self>;
+    fn bind_int<'q>(query: Query<'q, Self>, value: i64) -> Query<'q, Self> {
+        Self::Db::bind_int(query, value)
+    }
     /// Binds a day as the engine keeps days.
     fn bind_day<'q>(query: Query<'q, Self>, value: NaiveDate) -> Query<'q, Self>;
     /// Binds an instant as the engine keeps hours.
@@ -56,9 +63,13 @@ pub trait Engine: Send + Sync + 'static {
     /// A column as an integer (any integer width the engine keeps).
     fn int(row: &Row<Self>, column: &str) -> Result<i64, StoreError>;
     /// A column as text.
-    fn text(row: &Row<Self>, column: &str) -> Result<String, StoreError>;
+    fn text(row: &Row<Self>, column: &str) -> Result<String, StoreError> {
+        Self::Db::text(row, column)
+    }
     /// A column as text, or NULL.
-    fn optional_text(row: &Row<Self>, column: &str) -> Result<Option<String>, StoreError>;
+    fn optional_text(row: &Row<Self>, column: &str) -> Result<Option<String>, StoreError> {
+        Self::Db::optional_text(row, column)
+    }
     /// A day column.
     fn day(row: &Row<Self>, column: &str) -> Result<NaiveDate, StoreError>;
     /// An hour column (the start of an hour).
@@ -67,13 +78,17 @@ pub trait Engine: Send + Sync + 'static {
     fn moment(row: &Row<Self>, column: &str) -> Result<DateTime<Utc>, StoreError>;
 
     /// Runs a statement on the pool and returns its rows.
-    async fn fetch_all<'q>(
-        pool: &Pool<Self::Db>,
+    fn fetch_all<'a, 'q: 'a>(
+        pool: &'a Pool<Self::Db>,
         query: Query<'q, Self>,
-    ) -> Result<Vec<Row<Self>>, sqlx::Error>;
+    ) -> Sending<'a, Result<Vec<Row<Self>>, sqlx::Error>> {
+        Self::Db::fetch_all(pool, query)
+    }
     /// Runs a statement on one connection (a transaction's).
-    async fn execute<'q>(
-        connection: &mut <Self::Db as Database>::Connection,
+    fn execute<'a, 'q: 'a>(
+        connection: &'a mut <Self::Db as Database>::Connection,
         query: Query<'q, Self>,
-    ) -> Result<(), sqlx::Error>;
+    ) -> Sending<'a, Result<(), sqlx::Error>> {
+        Self::Db::execute(connection, query)
+    }
 }

@@ -17,6 +17,7 @@
 // Every public item of a library a stranger depends on says what it is.
 #![warn(missing_docs)]
 
+pub mod basics;
 mod batch;
 mod engine;
 mod error;

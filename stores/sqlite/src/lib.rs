@@ -20,14 +20,14 @@ use std::time::Duration;
 
 use activity::rows::Batch;
 use activity::store::StoreError;
+use activity_sql::basics::column;
 use activity_sql::{Engine, Query, invalid};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::SqlitePool;
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePoolOptions, SqliteRow,
-    SqliteSynchronous,
+    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous,
 };
-use sqlx::{Row as _, SqlitePool};
 
 /// Activity kept in a SQLite file: open it with
 /// `SqliteStore::open("data/activity.db", name, retention)` (a plain path
@@ -37,14 +37,6 @@ pub type SqliteStore = activity_sql::SqlStore<SqliteEngine>;
 /// SQLite under the shared SQL store.
 #[derive(Debug)]
 pub struct SqliteEngine;
-
-/// A column of type `T`, or an error naming the column.
-fn get<'r, T>(row: &'r SqliteRow, column: &str) -> Result<T, StoreError>
-where
-    T: sqlx::Decode<'r, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>,
-{
-    row.try_get(column).map_err(|_| invalid(column))
-}
 
 #[async_trait]
 impl Engine for SqliteEngine {
@@ -82,14 +74,6 @@ impl Engine for SqliteEngine {
         write::record(pool, batch).await
     }
 
-    fn bind_text<'q>(query: Query<'q, Self>, value: &'q str) -> Query<'q, Self> {
-        query.bind(value)
-    }
-
-    fn bind_int<'q>(query: Query<'q, Self>, value: i64) -> Query<'q, Self> {
-        query.bind(value)
-    }
-
     fn bind_day<'q>(query: Query<'q, Self>, value: NaiveDate) -> Query<'q, Self> {
         query.bind(value.to_string())
     }
@@ -111,43 +95,22 @@ impl Engine for SqliteEngine {
         format!("date({column}, 'unixepoch')")
     }
 
-    fn int(row: &SqliteRow, column: &str) -> Result<i64, StoreError> {
-        get(row, column)
+    fn int(row: &SqliteRow, name: &str) -> Result<i64, StoreError> {
+        column::<Self::Db, _>(row, name)
     }
 
-    fn text(row: &SqliteRow, column: &str) -> Result<String, StoreError> {
-        get(row, column)
-    }
-
-    fn optional_text(row: &SqliteRow, column: &str) -> Result<Option<String>, StoreError> {
-        get(row, column)
-    }
-
-    fn day(row: &SqliteRow, column: &str) -> Result<NaiveDate, StoreError> {
-        get::<&str>(row, column)?
+    fn day(row: &SqliteRow, name: &str) -> Result<NaiveDate, StoreError> {
+        column::<Self::Db, &str>(row, name)?
             .parse()
-            .map_err(|_| invalid(column))
+            .map_err(|_| invalid(name))
     }
 
-    fn hour(row: &SqliteRow, column: &str) -> Result<DateTime<Utc>, StoreError> {
-        DateTime::from_timestamp(get(row, column)?, 0).ok_or_else(|| invalid(column))
+    fn hour(row: &SqliteRow, name: &str) -> Result<DateTime<Utc>, StoreError> {
+        DateTime::from_timestamp(column::<Self::Db, _>(row, name)?, 0).ok_or_else(|| invalid(name))
     }
 
-    fn moment(row: &SqliteRow, column: &str) -> Result<DateTime<Utc>, StoreError> {
-        DateTime::from_timestamp_millis(get(row, column)?).ok_or_else(|| invalid(column))
-    }
-
-    async fn fetch_all<'q>(
-        pool: &SqlitePool,
-        query: Query<'q, Self>,
-    ) -> Result<Vec<SqliteRow>, sqlx::Error> {
-        query.fetch_all(pool).await
-    }
-
-    async fn execute<'q>(
-        connection: &mut SqliteConnection,
-        query: Query<'q, Self>,
-    ) -> Result<(), sqlx::Error> {
-        query.execute(connection).await.map(|_| ())
+    fn moment(row: &SqliteRow, name: &str) -> Result<DateTime<Utc>, StoreError> {
+        DateTime::from_timestamp_millis(column::<Self::Db, _>(row, name)?)
+            .ok_or_else(|| invalid(name))
     }
 }
