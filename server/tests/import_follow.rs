@@ -104,9 +104,10 @@ impl Counts {
         hours.iter().map(|h| h.requests).sum()
     }
 
-    /// Waits (at most 30 s) until the store holds `want` requests.
+    /// Waits until the store holds `want` requests (a minute at most: only
+    /// a follower that stopped following takes that long).
     async fn reach(&self, want: u64) {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let now = self.now().await;
             if now == want {
