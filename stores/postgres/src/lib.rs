@@ -22,7 +22,7 @@ use std::time::Duration;
 use activity::rows::Batch;
 use activity::store::StoreError;
 use activity_sql::basics::column;
-use activity_sql::{Engine, Query};
+use activity_sql::{Engine, Pairs, Query};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::PgPool;
@@ -89,11 +89,16 @@ impl Engine for PostgresEngine {
         query.bind(names).bind(bits)
     }
 
-    fn pairs(n: usize, alias: &str) -> String {
-        format!(
-            "UNNEST(${n}::text[], ${}::int8[]) AS {alias}(name, bit)",
-            n + 1
-        )
+    /// Two arrays, as the columns `name` and `bit`.
+    fn pairs(n: usize, alias: &str) -> Pairs {
+        Pairs {
+            table: format!(
+                "UNNEST(${n}::text[], ${}::int8[]) AS {alias}(name, bit)",
+                n + 1
+            ),
+            name: format!("{alias}.name"),
+            bit: format!("{alias}.bit"),
+        }
     }
 
     fn day_of_hour(column: &str) -> String {

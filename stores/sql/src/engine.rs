@@ -10,6 +10,19 @@ use sqlx::{Database, Pool};
 
 use crate::basics::{Basics, Sending};
 
+/// `(name, bit)` pairs as a statement reads them: the table to join, and
+/// the expressions of a row's name and bit (the engine's own: SQLite reads
+/// a JSON list in place, PostgreSQL names the columns of two arrays).
+#[derive(Clone, Debug)]
+pub struct Pairs {
+    /// The table, with its alias: `… JOIN {table} ON …`.
+    pub table: String,
+    /// A row's name.
+    pub name: String,
+    /// A row's bit.
+    pub bit: String,
+}
+
 /// A statement of engine `E` with its parameters bound so far.
 pub type Query<'q, E> =
     sqlx::query::Query<'q, <E as Engine>::Db, <<E as Engine>::Db as Database>::Arguments<'q>>;
@@ -54,9 +67,10 @@ pub trait Engine: Send + Sync + 'static {
     /// Binds `(name, bit)` pairs that [`pairs`](Self::pairs) reads as a table.
     fn bind_pairs<'q>(query: Query<'q, Self>, pairs: Vec<(String, i64)>) -> Query<'q, Self>;
 
-    /// A table `alias(name, bit)` of the pairs bound from parameter `$n` on
-    /// (one parameter or two, as the engine binds them: bind them last).
-    fn pairs(n: usize, alias: &str) -> String;
+    /// A table named `alias` of the pairs bound from parameter `$n` on (one
+    /// parameter or two, as the engine binds them: bind them last), and
+    /// how a statement names a pair's name and bit.
+    fn pairs(n: usize, alias: &str) -> Pairs;
     /// The UTC day of an hour column, as the engine keeps days.
     fn day_of_hour(column: &str) -> String;
 

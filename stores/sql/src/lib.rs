@@ -28,6 +28,6 @@ mod summary;
 pub mod upsert;
 
 pub use batch::{count, day_marks, day_requests, int};
-pub use engine::{Engine, Query, Row};
+pub use engine::{Engine, Pairs, Query, Row};
 pub use error::{failed, invalid};
 pub use store::SqlStore;

@@ -43,14 +43,17 @@ pub(crate) async fn enforce<E: Engine>(
         bots = kind_sql::bots(""),
         self_reads = kind_sql::self_reads("")
     );
+    let c = E::pairs(3, "c");
     let keep_classes = format!(
         "INSERT INTO day_bots (store, day, class, requests, visitor_days) \
-         SELECT v.store, v.day, c.name, 0, COUNT(*) \
-         FROM visitor_days v JOIN {pairs} ON ({classes} & c.bit) <> 0 \
-         WHERE v.store = $1 AND v.day < $2 AND {bots} GROUP BY v.store, v.day, c.name \
+         SELECT v.store, v.day, {name}, 0, COUNT(*) \
+         FROM visitor_days v JOIN {pairs} ON ({classes} & {bit}) <> 0 \
+         WHERE v.store = $1 AND v.day < $2 AND {bots} GROUP BY v.store, v.day, {name} \
          ON CONFLICT (store, day, class) DO UPDATE SET \
            visitor_days = day_bots.visitor_days + excluded.visitor_days",
-        pairs = E::pairs(3, "c"),
+        pairs = c.table,
+        name = c.name,
+        bit = c.bit,
         classes = kind_sql::classes("v."),
         bots = kind_sql::bots("v.")
     );

@@ -118,16 +118,19 @@ pub(crate) async fn day_summaries<E: Engine>(
             .map_err(|_| invalid("source"))?;
     }
 
+    let f = E::pairs(4, "f");
     let funnel = format!(
         "SELECT day, mask, COUNT(*) AS visitors FROM ( \
-           SELECT v.day, CAST(SUM(DISTINCT f.bit) AS BIGINT) AS mask \
+           SELECT v.day, CAST(SUM(DISTINCT {bit}) AS BIGINT) AS mask \
            FROM visitor_days v \
            JOIN visitor_paths p ON p.visitor_day = v.id \
-           JOIN {steps} ON f.name = p.path \
+           JOIN {steps} ON {name} = p.path \
            WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {people} \
            GROUP BY v.day, v.visitor) AS sets \
          GROUP BY day, mask",
-        steps = E::pairs(4, "f")
+        steps = f.table,
+        name = f.name,
+        bit = f.bit
     );
     let query = E::bind_pairs(days::<E>(&funnel, store, first, last), step_bits(steps));
     for row in between::<E>(pool, query).await? {
@@ -175,16 +178,19 @@ async fn bot_classes<E: Engine>(
 ) -> Result<(), StoreError> {
     let kept = "SELECT day, class, requests, visitor_days FROM day_bots \
                 WHERE store = $1 AND day BETWEEN $2 AND $3";
+    let c = E::pairs(4, "c");
     let live = format!(
-        "SELECT day, c.name AS class, CAST(0 AS BIGINT) AS requests, \
+        "SELECT day, {name} AS class, CAST(0 AS BIGINT) AS requests, \
                 CAST(COUNT(*) AS BIGINT) AS visitor_days \
-         FROM visitor_days JOIN {pairs} ON ({classes} & c.bit) <> 0 \
-         WHERE store = $1 AND day BETWEEN $2 AND $3 AND {bots} GROUP BY day, c.name \
+         FROM visitor_days JOIN {pairs} ON ({classes} & {bit}) <> 0 \
+         WHERE store = $1 AND day BETWEEN $2 AND $3 AND {bots} GROUP BY day, {name} \
          UNION ALL \
          SELECT day, 'scanner' AS class, CAST(SUM(requests - bots - self_reads) AS BIGINT) AS requests, \
                 CAST(0 AS BIGINT) AS visitor_days \
          FROM visitor_days WHERE store = $1 AND day BETWEEN $2 AND $3 AND {disguised} GROUP BY day",
-        pairs = E::pairs(4, "c"),
+        pairs = c.table,
+        name = c.name,
+        bit = c.bit,
         classes = kind_sql::classes(""),
         bots = kind_sql::bots(""),
         disguised = kind_sql::disguised("")

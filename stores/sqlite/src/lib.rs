@@ -21,7 +21,7 @@ use std::time::Duration;
 use activity::rows::Batch;
 use activity::store::StoreError;
 use activity_sql::basics::column;
-use activity_sql::{Engine, Query, invalid};
+use activity_sql::{Engine, Pairs, Query, invalid};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::SqlitePool;
@@ -87,8 +87,13 @@ impl Engine for SqliteEngine {
         query.bind(serde_json::to_string(&pairs).unwrap_or_else(|_| "[]".to_owned()))
     }
 
-    fn pairs(n: usize, alias: &str) -> String {
-        format!("(SELECT value->>0 AS name, value->>1 AS bit FROM json_each(${n})) AS {alias}")
+    /// `[name, bit]` lists read in place by `json_each`.
+    fn pairs(n: usize, alias: &str) -> Pairs {
+        Pairs {
+            table: format!("json_each(${n}) AS {alias}"),
+            name: format!("{alias}.value->>0"),
+            bit: format!("{alias}.value->>1"),
+        }
     }
 
     fn day_of_hour(column: &str) -> String {
