@@ -207,10 +207,22 @@ impl BotClasses {
             )),
             KindReason::ProbeExtension(extension) => Some((
                 BotClass::Scanner,
-                format!("asked for a {extension} file, which only scanners ask this site for"),
+                format!("asked for a .{extension} file, which no site serves in public"),
+            )),
+            KindReason::Software { what, status } => {
+                crate::classify::is_absent(*status).then(|| {
+                    (
+                        BotClass::Scanner,
+                        format!("asked for {what}, which this site does not have"),
+                    )
+                })
+            }
+            KindReason::FalseCrawler(name) => Some((
+                BotClass::Scanner,
+                format!("claims {name}'s crawler from outside its published ranges"),
             )),
             KindReason::NoUserAgent => Some((BotClass::Script, "sent no user agent".to_owned())),
-            KindReason::BotWord(_) | KindReason::BotShape(_) => {
+            KindReason::BotWord(_) | KindReason::BotShape(_) | KindReason::VerifiedCrawler(_) => {
                 Some(match agent.and_then(|agent| self.by_agent(agent)) {
                     Some((class, word)) => (class, format!("its agent says \"{word}\"")),
                     None => (BotClass::Other, "no class's word in its agent".to_owned()),

@@ -6,8 +6,9 @@ use std::net::IpAddr;
 use serde::{Deserialize, Serialize};
 
 use crate::bots::BotSign;
+use crate::crawlers::Claim;
 use crate::path::extension;
-use crate::rules::Rules;
+use crate::rules::{Probe, Rules};
 
 /// The facts of one request the rules look at, borrowed from wherever the
 /// request lives (an axum request, a log line, a JSON line).
@@ -25,6 +26,12 @@ pub struct RequestView<'a> {
     pub accept: Option<&'a str>,
     /// `Sec-Fetch-Dest`, the browser's own word on what the request is for.
     pub sec_fetch_dest: Option<&'a str>,
+    /// `Sec-Fetch-Mode`: `navigate` for a document (a link, a form),
+    /// `cors`, `same-origin` or `no-cors` for a page's script.
+    pub sec_fetch_mode: Option<&'a str>,
+    /// The answer's status, when it is already known (a log line); the
+    /// live layer reads it from the response (see [`KindReason::Software`]).
+    pub status: Option<u16>,
     /// `Host`, to tell internal navigation from a referring site.
     pub host: Option<&'a str>,
     /// `X-Forwarded-For` values, in the order received.
@@ -66,6 +73,9 @@ pub enum Skip {
     Asset(String),
     /// A navigation report whose `to` is not a path of this site.
     BadNavigationReport,
+    /// The hydrated app's report that it drew a page whose files came from
+    /// the browser's cache: the files' evidence, not a visit of its own.
+    DrawnReport,
     /// A link prefetch or prerender (`Sec-Purpose: prefetch`): the browser
     /// fetching ahead, not a visit. If the reader does open the page, the
     /// hydrated app reports it (SPEC §4).
@@ -83,6 +93,9 @@ impl std::fmt::Display for Skip {
             Self::BadNavigationReport => {
                 f.write_str("navigation report without a path of this site")
             }
+            Self::DrawnReport => f.write_str(
+                "the app's report of a page drawn from the browser's cache (a browser's sign)",
+            ),
             Self::Prefetch => f.write_str("prefetch or prerender (not a visit)"),
         }
     }
@@ -116,12 +129,33 @@ pub enum KindReason {
     BotWord(String),
     /// The user agent has a shape no browser's has.
     BotShape(String),
-    /// The path is one only scanners ask for.
+    /// The agent claims a crawler whose operator publishes its address
+    /// ranges, and the address is in them.
+    VerifiedCrawler(String),
+    /// The agent claims a crawler whose operator publishes its address
+    /// ranges, and the address is not in them: a scanner in its clothes.
+    FalseCrawler(String),
+    /// The path is one no site serves in public (a probe whatever the answer).
     ProbePath(String),
-    /// The path has an extension only scanners ask for on this site.
+    /// The path has an extension no site serves in public.
     ProbeExtension(String),
+    /// The path is software's a site may or may not run (`/wp-login.php`,
+    /// `*.php`): a probe when the site answered 4xx (it has no such thing),
+    /// a reader's request when it answered with what it has. `status` is
+    /// `None` until the answer is known (or when it never was).
+    Software {
+        /// The probe path or `*.extension` it matched.
+        what: String,
+        /// The answer's status.
+        status: Option<u16>,
+    },
     /// Nothing says otherwise.
     Person,
+}
+
+/// Whether a status says the site has no such thing (4xx).
+pub fn is_absent(status: Option<u16>) -> bool {
+    status.is_some_and(|status| (400..500).contains(&status))
 }
 
 impl KindReason {
@@ -132,9 +166,12 @@ impl KindReason {
             Self::NoUserAgent
             | Self::BotWord(_)
             | Self::BotShape(_)
+            | Self::VerifiedCrawler(_)
+            | Self::FalseCrawler(_)
             | Self::ProbePath(_)
             | Self::ProbeExtension(_) => Kind::Bot,
-            Self::Person => Kind::Person,
+            Self::Software { status, .. } if is_absent(*status) => Kind::Bot,
+            Self::Software { .. } | Self::Person => Kind::Person,
         }
     }
 }
@@ -150,8 +187,34 @@ impl std::fmt::Display for KindReason {
             Self::NoUserAgent => f.write_str("bot: no user agent"),
             Self::BotWord(word) => write!(f, "bot: user agent matches '{word}'"),
             Self::BotShape(shape) => write!(f, "bot: user agent {shape}"),
+            Self::VerifiedCrawler(name) => write!(
+                f,
+                "bot: a verified {name} crawler (its address is in {name}'s published ranges)"
+            ),
+            Self::FalseCrawler(name) => write!(
+                f,
+                "bot: claims to be {name}'s crawler from outside {name}'s published ranges"
+            ),
             Self::ProbePath(path) => write!(f, "bot: probe path {path}"),
             Self::ProbeExtension(ext) => write!(f, "bot: probe path *.{ext}"),
+            Self::Software {
+                what,
+                status: Some(status),
+            } if is_absent(Some(*status)) => write!(
+                f,
+                "bot: asked for {what}, which this site does not have (answered {status})"
+            ),
+            Self::Software {
+                what,
+                status: Some(status),
+            } => write!(
+                f,
+                "person: asked for {what}, which this site serves (answered {status})"
+            ),
+            Self::Software { what, status: None } => write!(
+                f,
+                "person: asked for {what}, with no answer to tell whether this site has it"
+            ),
             Self::Person => f.write_str("person"),
         }
     }
@@ -228,6 +291,23 @@ pub fn shows_files(method: &str, counted: &Counted) -> bool {
         && matches!(counted, Counted::Not(Skip::Asset(_) | Skip::BuildOutput))
 }
 
+/// Whether a file request is for one of the page's scripts (`.js`, `.mjs`,
+/// `.wasm`): what runs the page's own calls to the site.
+pub fn is_script(path: &str) -> bool {
+    extension(path).is_some_and(|ext| matches!(ext.as_str(), "js" | "mjs" | "wasm"))
+}
+
+/// Whether the browser marks a request as made by a page's code rather
+/// than as a navigation (a link, a typed address, a form): fetch metadata
+/// with a mode other than `navigate`, or `Sec-Fetch-Dest: empty` (what
+/// `fetch` and `XMLHttpRequest` send).
+pub fn is_script_request(request: &RequestView<'_>) -> bool {
+    let mode = request.sec_fetch_mode.map(str::trim);
+    let dest = request.sec_fetch_dest.map(str::trim);
+    mode.is_some_and(|mode| !mode.eq_ignore_ascii_case("navigate"))
+        || dest.is_some_and(|dest| dest.eq_ignore_ascii_case("empty"))
+}
+
 /// Whether a counted request is a page load: a top-level document request
 /// (`Sec-Fetch-Dest: document`, or, from a client that does not send it, a
 /// GET that accepts HTML; no `Accept` at all accepts everything).
@@ -244,11 +324,14 @@ pub fn is_page_load(counted: &Counted, request: &RequestView<'_>) -> bool {
 }
 
 /// The kind of a request and why: self-read (mark, loopback, own address),
-/// else bot (no agent, bot word, probe path), else person.
+/// else bot (no agent, bot word — a claimed crawler checked against its
+/// operator's ranges —, probe path, software the site answered 4xx), else
+/// person. `status` is the answer's, when known.
 pub fn kind_of(
     path: &str,
     user_agent: Option<&str>,
     client: Option<IpAddr>,
+    status: Option<u16>,
     rules: &Rules,
 ) -> KindReason {
     let config = &rules.config;
@@ -268,15 +351,37 @@ pub fn kind_of(
         return KindReason::NoUserAgent;
     }
     match rules.bots.find(agent) {
-        Some(BotSign::Word(word)) => return KindReason::BotWord(word.to_owned()),
+        Some(BotSign::Word(word)) => {
+            return match rules.crawlers.check(agent, client) {
+                Claim::None => KindReason::BotWord(word.to_owned()),
+                Claim::Verified(name) => KindReason::VerifiedCrawler(name.to_owned()),
+                Claim::Outside(name) => KindReason::FalseCrawler(name.to_owned()),
+            };
+        }
         Some(BotSign::Shape(shape)) => return KindReason::BotShape(shape.to_owned()),
         None => {}
     }
-    if let Some(probe) = rules.probe_path(path) {
-        return KindReason::ProbePath(probe.to_owned());
+    let extension = extension(path);
+    match rules.probe_path(path) {
+        Some(Probe::Always(probe)) => return KindReason::ProbePath(probe.to_owned()),
+        Some(Probe::Software(probe)) => {
+            return KindReason::Software {
+                what: probe.to_owned(),
+                status,
+            };
+        }
+        None => {}
     }
-    if let Some(ext) = extension(path).filter(|ext| config.probe_extensions.contains(ext)) {
-        return KindReason::ProbeExtension(ext);
+    if let Some(ext) = extension {
+        if config.probe_extensions.contains(&ext) {
+            return KindReason::ProbeExtension(ext);
+        }
+        if config.software_extensions.contains(&ext) {
+            return KindReason::Software {
+                what: format!("*.{ext}"),
+                status,
+            };
+        }
     }
     KindReason::Person
 }
@@ -354,6 +459,10 @@ mod tests {
             NavigationReport::Malformed
         );
         assert_eq!(
+            report("POST", "/api/whocomes/navigation?drawn"),
+            NavigationReport::Drawn
+        );
+        assert_eq!(
             report("GET", "/api/whocomes/navigation?to=/"),
             NavigationReport::NotOne
         );
@@ -404,6 +513,22 @@ mod tests {
         assert!(!shows_files("POST", &count("GET", "/pkg/whocomes.css")));
         assert!(!shows_files("GET", &count("GET", "/robots.txt")));
         assert!(!shows_files("GET", &count("GET", "/about")));
+        assert!(is_script("/pkg/whocomes.wasm") && is_script("/theme/app.min.js"));
+        assert!(!is_script("/pkg/whocomes.css"));
+        let fetched = |mode, dest| RequestView {
+            method: "POST",
+            sec_fetch_mode: mode,
+            sec_fetch_dest: dest,
+            ..RequestView::default()
+        };
+        assert!(is_script_request(&fetched(Some("cors"), Some("empty"))));
+        assert!(is_script_request(&fetched(Some("same-origin"), None)));
+        assert!(is_script_request(&fetched(None, Some("empty"))));
+        assert!(!is_script_request(&fetched(
+            Some("navigate"),
+            Some("document")
+        )));
+        assert!(!is_script_request(&fetched(None, None)));
     }
 
     #[test]
@@ -413,7 +538,7 @@ mod tests {
             Some("Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0");
         let outside = "203.0.113.7".parse().ok();
         let local = "127.0.0.1".parse().ok();
-        let kind = |path, agent, client| kind_of(path, agent, client, &rules);
+        let kind = |path, agent, client| kind_of(path, agent, client, Some(404), &rules);
 
         assert_eq!(kind("/", browser, outside), KindReason::Person);
         assert_eq!(kind("/", browser, local), KindReason::Loopback);
@@ -429,8 +554,12 @@ mod tests {
         );
         assert_eq!(
             kind("/wp-login.php", browser, outside),
-            KindReason::ProbePath("/wp-login.php".into())
+            KindReason::Software {
+                what: "/wp-login.php".into(),
+                status: Some(404)
+            }
         );
+        assert_eq!(kind("/wp-login.php", browser, outside).kind(), Kind::Bot);
         assert_eq!(
             kind("/blog/.git/config", browser, outside),
             KindReason::ProbePath("/.git".into())
@@ -438,9 +567,83 @@ mod tests {
         assert_eq!(kind("/.github-tips", browser, outside), KindReason::Person);
         assert_eq!(
             kind("/index.php", browser, outside),
-            KindReason::ProbeExtension("php".into())
+            KindReason::Software {
+                what: "*.php".into(),
+                status: Some(404)
+            }
         );
         assert_eq!(kind("/wp-login.php", browser, local), KindReason::Loopback);
+    }
+
+    #[test]
+    fn what_the_site_has_decides_what_a_probe_is() {
+        let rules = Rules::default();
+        let browser = Some("Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/131.0 Safari/537.36");
+        let outside = "203.0.113.7".parse().ok();
+        let kind = |path, status| kind_of(path, browser, outside, status, &rules);
+        // A PHP site's pages, answered with the page: a reader's.
+        for status in [200, 301, 304, 500] {
+            assert_eq!(kind("/index.php", Some(status)).kind(), Kind::Person);
+            assert_eq!(kind("/wp-login.php", Some(status)).kind(), Kind::Person);
+            assert_eq!(kind("/cgi-bin/search", Some(status)).kind(), Kind::Person);
+        }
+        // Asked of a site that has no such thing: a probe.
+        for status in [403, 404, 410] {
+            assert_eq!(kind("/index.php", Some(status)).kind(), Kind::Bot);
+            assert_eq!(kind("/wp-admin/", Some(status)).kind(), Kind::Bot);
+        }
+        // Not answered yet: not a probe.
+        assert_eq!(kind("/index.php", None).kind(), Kind::Person);
+        // Paths no site serves in public, whatever the answer.
+        for path in [
+            "/.env",
+            "/.git/config",
+            "/wp-config.php.bak",
+            "/wp-config.php",
+            "/backup.sql",
+            "/wp-admin/install.php",
+            "/vendor/phpunit/phpunit/src/Util/PHP/eval-stdin.php",
+        ] {
+            assert_eq!(kind(path, Some(200)).kind(), Kind::Bot, "{path}");
+        }
+        assert_eq!(
+            kind("/wp-admin/install.php", Some(200)),
+            KindReason::ProbePath("/wp-admin/install.php".into())
+        );
+        assert_eq!(
+            kind("/index.php", Some(200)).to_string(),
+            "person: asked for *.php, which this site serves (answered 200)"
+        );
+        assert_eq!(
+            kind("/wp-login.php", Some(404)).to_string(),
+            "bot: asked for /wp-login.php, which this site does not have (answered 404)"
+        );
+    }
+
+    #[test]
+    fn a_claimed_crawler_is_checked_against_its_ranges() {
+        let rules = Rules::default();
+        let googlebot =
+            Some("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)");
+        let kind = |client: &str| kind_of("/", googlebot, client.parse().ok(), None, &rules);
+        assert_eq!(
+            kind("66.249.66.1"),
+            KindReason::VerifiedCrawler("googlebot".into())
+        );
+        assert_eq!(
+            kind("198.51.100.9"),
+            KindReason::FalseCrawler("googlebot".into())
+        );
+        assert_eq!(
+            kind_of(
+                "/",
+                Some("curl/8.5"),
+                "198.51.100.9".parse().ok(),
+                None,
+                &rules
+            ),
+            KindReason::BotWord("curl".into())
+        );
     }
 
     #[test]
@@ -466,6 +669,9 @@ pub enum NavigationReport {
     NotOne,
     /// A report of a navigation to this target (path and query).
     To(String),
+    /// A report that the app drew the page it was loaded with from files
+    /// the browser had cached (`POST PATH?drawn`).
+    Drawn,
     /// A report that names no path of this site.
     Malformed,
 }
@@ -480,6 +686,10 @@ pub fn navigation_report(request: &RequestView<'_>, rules: &Rules) -> Navigation
         .unwrap_or(target.len());
     if &target[..path_end] != report || !request.method.eq_ignore_ascii_case("POST") {
         return NavigationReport::NotOne;
+    }
+    let query = crate::path::query_of(target).unwrap_or_default();
+    if query == b"drawn" {
+        return NavigationReport::Drawn;
     }
     let to = crate::path::query_of(target).and_then(|query| {
         query.split(|&b| b == b'&').find_map(|pair| {

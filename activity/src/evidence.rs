@@ -43,8 +43,18 @@ impl Evidence {
     pub const INSTANT_POST: Self = Self(8);
     /// More than [`RATE_PAGES`] page requests within [`RATE_WINDOW`].
     pub const RATE: Self = Self(16);
+    /// The page's own code called the site: a request the browser marks as
+    /// a script's (`Sec-Fetch-Mode: cors`, `same-origin` or `no-cors`, or
+    /// `Sec-Fetch-Dest: empty`).
+    pub const CALLED: Self = Self(32);
+    /// A claimed crawler whose address is in its operator's published ranges.
+    pub const VERIFIED: Self = Self(64);
+    /// It fetched one of the page's scripts (`.js`, `.mjs`, `.wasm`): a
+    /// quick POST after that is the page's script, not a form filled in by
+    /// nobody.
+    pub const SCRIPTS: Self = Self(128);
     /// The signs that a person-looking visitor-day is a browser.
-    pub const BROWSER: Self = Self(Self::FILES.0 | Self::WAIVED.0);
+    pub const BROWSER: Self = Self(Self::FILES.0 | Self::WAIVED.0 | Self::CALLED.0);
     /// The signs that it is a script wearing a browser's agent.
     pub const IMPOSTOR: Self = Self(Self::OLD_PROTOCOL.0 | Self::INSTANT_POST.0 | Self::RATE.0);
 
@@ -70,6 +80,9 @@ impl Evidence {
             (Self::OLD_PROTOCOL, "HTTP/1.0"),
             (Self::INSTANT_POST, "form posted at once"),
             (Self::RATE, "request rate no reader keeps"),
+            (Self::CALLED, "the page's script called the site"),
+            (Self::VERIFIED, "a crawler verified by its address"),
+            (Self::SCRIPTS, "fetched the page's scripts"),
         ]
         .into_iter()
         .filter(|(bit, _)| self.has(*bit))
@@ -92,8 +105,9 @@ impl std::ops::BitOrAssign for Evidence {
     }
 }
 
-/// A form posted within this long of its visitor's last page load was not
-/// filled in by a person.
+/// A form posted within this long of its visitor's last page load, by a
+/// visitor that fetched none of the page's scripts, was not filled in by a
+/// person.
 pub const INSTANT_POST: chrono::Duration = chrono::Duration::seconds(2);
 /// More page requests than this within [`RATE_WINDOW`]: no reader keeps it up.
 pub const RATE_PAGES: u16 = 20;
@@ -132,8 +146,12 @@ impl std::str::FromStr for BrowserEvidence {
 pub enum Shape {
     /// A top-level document load (or the app's report of one).
     PageLoad,
-    /// A POST to a page (a form), not to an API route.
+    /// A POST to a page (a form), not to an API route, that no browser
+    /// marked as a script's.
     FormPost,
+    /// A request the browser marks as a page's script's (fetch metadata):
+    /// neither a page nor a form.
+    Script,
     /// Any other page request (a non-document GET, a HEAD, …).
     OtherPage,
     /// An API request.
@@ -144,7 +162,7 @@ pub enum Shape {
 impl Shape {
     /// Whether it is a request for a page (counted towards the rate).
     pub fn is_page(self) -> bool {
-        self != Self::Api
+        !matches!(self, Self::Api | Self::Script)
     }
 }
 
@@ -171,7 +189,7 @@ pub struct FilesMark {
 #[derive(Debug, Default)]
 pub struct Watch {
     recent: HashMap<u64, Recent>,
-    files: std::collections::HashSet<u64>,
+    files: HashMap<u64, Evidence>,
     newest: i64,
 }
 
@@ -189,15 +207,25 @@ impl Watch {
 
     /// Notes that a visitor-day fetched one of the page's files.
     pub fn files(&mut self, mark: &FilesMark) {
+        self.remember(mark, Evidence::FILES);
+    }
+
+    /// Notes that a visitor-day fetched one of the page's scripts.
+    pub fn scripts(&mut self, mark: &FilesMark) {
+        self.remember(mark, Evidence::FILES | Evidence::SCRIPTS);
+    }
+
+    fn remember(&mut self, mark: &FilesMark, bits: Evidence) {
         if self.files.len() >= Self::MOST {
             self.files.clear();
         }
-        self.files.insert(key(mark.day, &mark.visitor));
+        *self.files.entry(key(mark.day, &mark.visitor)).or_default() |= bits;
     }
 
     /// The signs of one request of a visitor-day that need memory, in
-    /// arrival order: [`Evidence::FILES`] when a file came first,
-    /// [`Evidence::INSTANT_POST`] and [`Evidence::RATE`], or none.
+    /// arrival order: [`Evidence::FILES`] (and [`Evidence::SCRIPTS`]) when
+    /// a file came first, [`Evidence::INSTANT_POST`] (a quick POST from a
+    /// visitor-day that fetched no script) and [`Evidence::RATE`], or none.
     pub fn signs(
         &mut self,
         day: NaiveDate,
@@ -206,11 +234,7 @@ impl Watch {
         shape: Shape,
     ) -> Evidence {
         let key = key(day, visitor);
-        let files = if self.files.contains(&key) {
-            Evidence::FILES
-        } else {
-            Evidence::NONE
-        };
+        let files = self.files.get(&key).copied().unwrap_or_default();
         if !shape.is_page() {
             return files;
         }
@@ -241,11 +265,14 @@ impl Watch {
             Shape::PageLoad => recent.last_page_load = Some(millis),
             Shape::FormPost => {
                 let since = recent.last_page_load.map(|loaded| millis - loaded);
-                if since.is_some_and(|ms| (0..=INSTANT_POST.num_milliseconds()).contains(&ms)) {
+                let quick =
+                    since.is_some_and(|ms| (0..=INSTANT_POST.num_milliseconds()).contains(&ms));
+                // The page's scripts were fetched: the quick POST is theirs.
+                if quick && !files.has(Evidence::SCRIPTS) {
                     signs |= Evidence::INSTANT_POST;
                 }
             }
-            Shape::OtherPage | Shape::Api => {}
+            Shape::OtherPage | Shape::Api | Shape::Script => {}
         }
         signs
     }
@@ -329,9 +356,9 @@ impl FilesSeen {
     }
 
     /// Whether this is the first file of `client` on `day` (then it is
-    /// remembered).
-    pub fn first(&self, day: NaiveDate, client: Option<std::net::IpAddr>) -> bool {
-        let entry = self.entry(day, client);
+    /// remembered); `scripts`: the first of the page's scripts, kept apart.
+    pub fn first(&self, day: NaiveDate, client: Option<std::net::IpAddr>, scripts: bool) -> bool {
+        let entry = self.entry(day, client, scripts);
         let mut seen = self.lock();
         if seen.len() >= Self::MOST {
             seen.clear();
@@ -341,14 +368,14 @@ impl FilesSeen {
 
     /// Forgets `client` on `day` (its mark could not be queued: the next
     /// file tries again).
-    pub fn forget(&self, day: NaiveDate, client: Option<std::net::IpAddr>) {
-        let entry = self.entry(day, client);
+    pub fn forget(&self, day: NaiveDate, client: Option<std::net::IpAddr>, scripts: bool) {
+        let entry = self.entry(day, client, scripts);
         self.lock().remove(&entry);
     }
 
-    fn entry(&self, day: NaiveDate, client: Option<std::net::IpAddr>) -> u64 {
+    fn entry(&self, day: NaiveDate, client: Option<std::net::IpAddr>, scripts: bool) -> u64 {
         let mut hasher = DefaultHasher::new();
-        (self.key, day, client).hash(&mut hasher);
+        (self.key, day, client, scripts).hash(&mut hasher);
         hasher.finish()
     }
 
@@ -380,6 +407,9 @@ mod tests {
     #[test]
     fn people_need_a_browsers_sign_and_no_impostors() {
         assert!(Evidence::FILES.passes());
+        assert!(Evidence::CALLED.passes());
+        assert!(!Evidence::VERIFIED.passes());
+        assert!(!(Evidence::CALLED | Evidence::INSTANT_POST).passes());
         assert!(Evidence::WAIVED.passes());
         assert!(!Evidence::NONE.passes());
         assert!(!(Evidence::FILES | Evidence::OLD_PROTOCOL).passes());
@@ -437,6 +467,33 @@ mod tests {
     }
 
     #[test]
+    fn a_quick_post_after_the_pages_scripts_is_the_pages_script() {
+        let mut watch = Watch::default();
+        let day = at(0).date_naive();
+        let t = token();
+        let mark = FilesMark {
+            store: StoreName::parse("s").unwrap_or_else(|_| unreachable!("a name")),
+            day,
+            visitor: t.clone(),
+        };
+        watch.signs(day, &t, at(0), Shape::PageLoad);
+        // A stylesheet alone does not make the POST a script's.
+        watch.files(&mark);
+        assert_eq!(
+            watch.signs(day, &t, at(0), Shape::FormPost),
+            Evidence::FILES | Evidence::INSTANT_POST
+        );
+        watch.scripts(&mark);
+        watch.signs(day, &t, at(5), Shape::PageLoad);
+        assert_eq!(
+            watch.signs(day, &t, at(5), Shape::FormPost),
+            Evidence::FILES | Evidence::SCRIPTS
+        );
+        // A script's request is not a page: it never adds to the rate.
+        assert!(!Shape::Script.is_page());
+    }
+
+    #[test]
     fn more_pages_in_a_window_than_a_reader_keeps_is_a_sign() {
         let mut watch = Watch::default();
         let day = at(0).date_naive();
@@ -474,9 +531,11 @@ mod tests {
         let seen = FilesSeen::new();
         let day = at(0).date_naive();
         let client = Some(std::net::IpAddr::from([203, 0, 113, 7]));
-        assert!(seen.first(day, client));
-        assert!(!seen.first(day, client));
-        assert!(seen.first(day.succ_opt().unwrap_or(day), client));
-        assert!(seen.first(day, Some(std::net::IpAddr::from([203, 0, 113, 8]))));
+        assert!(seen.first(day, client, false));
+        assert!(!seen.first(day, client, false));
+        assert!(seen.first(day, client, true));
+        assert!(!seen.first(day, client, true));
+        assert!(seen.first(day.succ_opt().unwrap_or(day), client, false));
+        assert!(seen.first(day, Some(std::net::IpAddr::from([203, 0, 113, 8])), false));
     }
 }

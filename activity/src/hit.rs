@@ -28,13 +28,13 @@ use crate::address::{ForwardedHeader, Network, TrustedProxies};
 use crate::bot_class::BotClass;
 use crate::classify::{
     Counted, Kind, KindReason, NavigationReport, RequestView, Skip, counted, is_page_load,
-    is_prefetch, kind_of, navigation_report, shows_files,
+    is_prefetch, is_script, is_script_request, kind_of, navigation_report, shows_files,
 };
 use crate::evidence::{BrowserEvidence, Evidence, FilesMark, Shape};
 use crate::past::PastKeys;
 use crate::path::{clean_path, query_of};
 use crate::ratchet::DayKeys;
-use crate::rules::Rules;
+use crate::rules::{Probe, Rules};
 use crate::source::{Source, source_of};
 use crate::token::{VisitorKey, VisitorToken, visitor_token};
 
@@ -128,6 +128,11 @@ pub struct Decision {
     /// Not counted, but a file a page is made of: evidence of a browser
     /// for its visitor-day ([`Counter::files_mark`] makes the mark).
     pub shows_files: bool,
+    /// The file is one of the page's scripts (see [`Evidence::SCRIPTS`]).
+    pub shows_scripts: bool,
+    /// The decision waits for the answer's status (software a site may or
+    /// may not run, not yet answered): see [`Decision::answered`].
+    pub awaits_answer: bool,
 }
 
 impl Decision {
@@ -144,6 +149,31 @@ impl Decision {
     /// The request's kind, when it is counted.
     pub fn kind(&self) -> Option<Kind> {
         self.reason.as_ref().map(KindReason::kind)
+    }
+
+    /// Completes a decision that [awaited the answer](Self::awaits_answer)
+    /// with its status (`None`: no answer came): software the site answered
+    /// 4xx is a probe (a scanner's), and a file under its path no
+    /// browser's evidence.
+    pub fn answered(&mut self, status: Option<u16>) {
+        if !std::mem::take(&mut self.awaits_answer) {
+            return;
+        }
+        let absent = crate::classify::is_absent(status);
+        if let Some(KindReason::Software { status: known, .. }) = self.reason.as_mut() {
+            *known = status;
+        }
+        if self.hit.is_none() {
+            self.shows_files &= !absent;
+            self.shows_scripts &= !absent;
+        }
+        let reason = self.reason.clone();
+        if let (Some(hit), Some(reason)) = (self.hit.as_mut(), reason) {
+            hit.kind = reason.kind();
+            if absent {
+                hit.bot_class = Some(BotClass::Scanner);
+            }
+        }
     }
 }
 
@@ -264,6 +294,13 @@ impl Counter {
                 }
                 decision
             }
+            NavigationReport::Drawn => Decision {
+                // The hydrated app ran a page whose files came from the
+                // browser's cache: the files' evidence, without a file request.
+                shows_files: true,
+                shows_scripts: true,
+                ..Decision::not(Skip::DrawnReport)
+            },
             NavigationReport::Malformed => Decision::not(Skip::BadNavigationReport),
         }
     }
@@ -299,21 +336,40 @@ impl Counter {
         let path = clean_path(request.target);
         let counted = counted(request.method, &path, &self.rules);
         if let Counted::Not(_) = counted {
-            // A file under a probe path (`/wp-includes/….js`) is a scanner's, not a browser's.
-            let shows_files =
-                shows_files(request.method, &counted) && self.rules.probe_path(&path).is_none();
-            return Decision {
-                shows_files,
+            if !shows_files(request.method, &counted) {
+                return Decision::not_counted(counted);
+            }
+            // A file under a path no site serves is a scanner's, not a
+            // browser's; under software's (`/wp-includes/….js`), the answer
+            // tells: the site's own file, or a probe for what it lacks.
+            let probe = self.rules.probe_path(&path);
+            let awaits = matches!(probe, Some(Probe::Software(_)));
+            let mut decision = Decision {
+                shows_files: !matches!(probe, Some(Probe::Always(_))),
+                shows_scripts: is_script(&path),
+                awaits_answer: awaits,
                 ..Decision::not_counted(counted)
             };
+            decision.shows_scripts &= decision.shows_files;
+            if awaits && request.status.is_some() {
+                decision.answered(request.status);
+            }
+            return decision;
         }
         if is_prefetch(request) {
             return Decision::not(Skip::Prefetch);
         }
         let page_load = is_page_load(&counted, request);
         let client = self.client_address(request, peer);
-        let reason = kind_of(&path, request.user_agent, client, &self.rules);
+        let reason = kind_of(
+            &path,
+            request.user_agent,
+            client,
+            request.status,
+            &self.rules,
+        );
         let kind = reason.kind();
+        let awaits_answer = matches!(reason, KindReason::Software { status: None, .. });
         let hit = Hit {
             at,
             visitor: self.keys.token(at.date_naive(), client),
@@ -328,8 +384,8 @@ impl Counter {
                     )
                 })
                 .flatten(),
-            shape: shape_of(&counted, page_load, request.method),
-            evidence: self.evidence_of(request, peer),
+            shape: shape_of(&counted, page_load, request),
+            evidence: self.evidence_of(request, peer, &reason),
             bot_class: (kind == Kind::Bot)
                 .then(|| {
                     self.rules
@@ -348,15 +404,29 @@ impl Counter {
             reason: Some(reason),
             hit: Some(hit),
             shows_files: false,
+            shows_scripts: false,
+            awaits_answer,
         }
     }
 
-    /// What a counted request shows by itself: the app's report of a
-    /// navigation (a browser ran the page), an HTTP/1.0 request line from
-    /// a client (a proxy's own protocol says nothing of its client), and
-    /// whether the files' evidence is asked for at all.
-    fn evidence_of(&self, request: &RequestView<'_>, peer: Option<IpAddr>) -> Evidence {
+    /// What a counted request shows by itself: a page's script calling
+    /// the site (the browser's fetch metadata says so), an HTTP/1.0 request
+    /// line from a client (a proxy's own protocol says nothing of its
+    /// client), a crawler verified by its address, and whether the files'
+    /// evidence is asked for at all.
+    fn evidence_of(
+        &self,
+        request: &RequestView<'_>,
+        peer: Option<IpAddr>,
+        reason: &KindReason,
+    ) -> Evidence {
         let mut evidence = Evidence::NONE;
+        if is_script_request(request) {
+            evidence |= Evidence::CALLED;
+        }
+        if matches!(reason, KindReason::VerifiedCrawler(_)) {
+            evidence |= Evidence::VERIFIED;
+        }
         if self.rules.config.browser_evidence == BrowserEvidence::Off {
             evidence |= Evidence::WAIVED;
         }
@@ -370,13 +440,14 @@ impl Counter {
     }
 }
 
-/// What a counted request was: a page load, a form post, another page
-/// request, or an API request.
-fn shape_of(counted: &Counted, page_load: bool, method: &str) -> Shape {
+/// What a counted request was: a page load, a form post, a page's script
+/// calling the site, another page request, or an API request.
+fn shape_of(counted: &Counted, page_load: bool, request: &RequestView<'_>) -> Shape {
     match counted {
         Counted::Api | Counted::Not(_) => Shape::Api,
         Counted::Page if page_load => Shape::PageLoad,
-        Counted::Page if method.eq_ignore_ascii_case("POST") => Shape::FormPost,
+        Counted::Page if is_script_request(request) => Shape::Script,
+        Counted::Page if request.method.eq_ignore_ascii_case("POST") => Shape::FormPost,
         Counted::Page => Shape::OtherPage,
     }
 }
@@ -393,6 +464,8 @@ impl Decision {
             reason: None,
             hit: None,
             shows_files: false,
+            shows_scripts: false,
+            awaits_answer: false,
         }
     }
 }

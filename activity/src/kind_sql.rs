@@ -58,7 +58,7 @@ mod tests {
     fn the_rule_names_the_bits_of_activity() {
         assert_eq!(
             people("v."),
-            "(v.requests > v.bots + v.self_reads AND ((v.evidence & 3) <> 0 AND (v.evidence & 28) = 0))"
+            "(v.requests > v.bots + v.self_reads AND ((v.evidence & 35) <> 0 AND (v.evidence & 28) = 0))"
         );
         assert_eq!(
             Evidence::WAIVED.0,

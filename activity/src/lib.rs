@@ -35,6 +35,7 @@ pub mod classify;
 #[cfg(any(test, feature = "testing"))]
 pub mod contract;
 pub mod corpus;
+pub mod crawlers;
 pub mod evidence;
 pub mod hit;
 #[cfg(any(test, feature = "testing"))]

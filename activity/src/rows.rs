@@ -136,6 +136,8 @@ pub enum Seen {
     Hit(Hit),
     /// One of the page's own files was fetched.
     Files(FilesMark),
+    /// One of the page's own scripts was fetched (a file too).
+    Scripts(FilesMark),
 }
 
 impl From<Hit> for Seen {
@@ -178,7 +180,7 @@ impl Batch {
     pub fn fold_all<'a>(seen: impl IntoIterator<Item = &'a Seen>) -> Self {
         Self::fold_seen(seen.into_iter().map(|seen| match seen {
             Seen::Hit(hit) => SeenRef::Hit(hit),
-            Seen::Files(mark) => SeenRef::Files(mark),
+            Seen::Files(mark) | Seen::Scripts(mark) => SeenRef::Files(mark),
         }))
     }
 

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bot_class::BotClasses;
 use crate::bots::{BotPatterns, BotWordsError};
+use crate::crawlers::Crawlers;
 use crate::evidence::BrowserEvidence;
 
 /// Why a set of rules could not be built.
@@ -64,12 +65,24 @@ pub struct RulesConfig {
     pub loopback_is_self: bool,
     /// Addresses and networks the operator lists as the site's own.
     pub own_addresses: Vec<IpNet>,
-    /// Paths only scanners ask for, matched case-insensitively at the start
-    /// of any segment and ending at a segment or extension boundary:
-    /// `/.git` matches `/.git/config` and `/old/.git`, not `/.github-tips`.
+    /// Paths no site serves in public (secrets, backups, VCS folders,
+    /// install scripts): a probe whatever the answer. Matched
+    /// case-insensitively at the start of any segment and ending at a
+    /// segment or extension boundary: `/.git` matches `/.git/config` and
+    /// `/old/.git`, not `/.github-tips`.
     pub probe_paths: Vec<String>,
-    /// Extensions only scanners ask for on this site (`php` on a site with no PHP).
+    /// Extensions no site serves in public (`.env`, `.bak`, `.sql`): a probe
+    /// whatever the answer.
     pub probe_extensions: Vec<String>,
+    /// Paths of software a site may or may not run (`/wp-login.php`,
+    /// `/cgi-bin/`), matched as [`probe_paths`](Self::probe_paths) are: a
+    /// probe only when the site answered it 4xx (it has no such thing); the
+    /// same request a site that runs the software answered is a reader's.
+    pub software_paths: Vec<String>,
+    /// Extensions of software a site may or may not run (`php`, `asp`,
+    /// `cgi`): a probe only when answered 4xx, as for
+    /// [`software_paths`](Self::software_paths).
+    pub software_extensions: Vec<String>,
     /// Words in a user agent that make it a bot (case-insensitive substrings).
     pub bot_words: Vec<String>,
     /// The site's own host names: a referrer from one of them is internal
@@ -107,13 +120,6 @@ impl Default for RulesConfig {
             loopback_is_self: true,
             own_addresses: Vec::new(),
             probe_paths: strings(&[
-                "/wp-login.php",
-                "/xmlrpc.php",
-                "/wp-admin",
-                "/wp-content",
-                "/wp-includes",
-                "/wp-json",
-                "/wordpress",
                 "/.env",
                 "/.git",
                 "/.svn",
@@ -123,6 +129,23 @@ impl Default for RulesConfig {
                 "/.ds_store",
                 "/.htaccess",
                 "/.htpasswd",
+                "/.vscode",
+                "/.idea",
+                "/wp-config.php",
+                "/wp-admin/install.php",
+                "/wp-admin/setup-config.php",
+                "/phpinfo.php",
+                "/vendor/phpunit",
+            ]),
+            probe_extensions: strings(&["env", "bak", "sql", "old", "orig", "swp"]),
+            software_paths: strings(&[
+                "/wp-login.php",
+                "/xmlrpc.php",
+                "/wp-admin",
+                "/wp-content",
+                "/wp-includes",
+                "/wp-json",
+                "/wordpress",
                 "/phpmyadmin",
                 "/myadmin",
                 "/cgi-bin/",
@@ -133,7 +156,6 @@ impl Default for RulesConfig {
                 "/actuator",
                 "/boaform",
                 "/hnap1",
-                "/vendor/phpunit",
                 "/solr/",
                 "/manager/html",
                 "/config.json",
@@ -143,9 +165,7 @@ impl Default for RulesConfig {
                 "/remote/login",
                 "/geoserver",
             ]),
-            probe_extensions: strings(&[
-                "php", "asp", "aspx", "jsp", "cgi", "pl", "env", "bak", "sql",
-            ]),
+            software_extensions: strings(&["php", "asp", "aspx", "jsp", "cgi", "pl"]),
             bot_words: BotPatterns::default_words(),
             site_hosts: Vec::new(),
             tag_parameters: strings(&["ref", "utm_source"]),
@@ -162,6 +182,7 @@ pub struct Rules {
     pub(crate) bots: BotPatterns,
     pub(crate) probes: AhoCorasick,
     pub(crate) classes: BotClasses,
+    pub(crate) crawlers: std::sync::Arc<Crawlers>,
 }
 
 impl Rules {
@@ -170,14 +191,19 @@ impl Rules {
         if config.self_read_mark.is_empty() {
             return Err(RulesError::EmptySelfReadMark);
         }
-        if config.probe_paths.iter().any(|path| !path.starts_with('/')) {
+        if config
+            .probe_paths
+            .iter()
+            .chain(&config.software_paths)
+            .any(|path| !path.starts_with('/'))
+        {
             return Err(RulesError::ProbePathWithoutSlash);
         }
         let bots = BotPatterns::new(config.bot_words.clone())?;
         let probes = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
-            .build(&config.probe_paths)
+            .build(config.probe_paths.iter().chain(&config.software_paths))
             .map_err(|error| RulesError::Patterns(error.to_string()))?;
         let classes =
             BotClasses::new_default().map_err(|error| RulesError::Patterns(error.to_string()))?;
@@ -186,7 +212,20 @@ impl Rules {
             bots,
             probes,
             classes,
+            crawlers: std::sync::Arc::new(Crawlers::shipped()),
         })
+    }
+
+    /// These rules, verifying claimed crawlers against `crawlers` instead
+    /// of the ranges shipped with whocomes.
+    pub fn with_crawlers(mut self, crawlers: Crawlers) -> Self {
+        self.crawlers = std::sync::Arc::new(crawlers);
+        self
+    }
+
+    /// The crawlers whose claims these rules verify.
+    pub fn crawlers(&self) -> &Crawlers {
+        &self.crawlers
     }
 
     /// The lists these rules were built from.
@@ -199,15 +238,36 @@ impl Rules {
         &self.classes
     }
 
-    /// The probe path `path` asks for, if any (see [`RulesConfig::probe_paths`]).
-    pub(crate) fn probe_path(&self, path: &str) -> Option<&str> {
+    /// The probe path `path` asks for, if any: one of
+    /// [`RulesConfig::probe_paths`] before one of
+    /// [`RulesConfig::software_paths`].
+    pub(crate) fn probe_path(&self, path: &str) -> Option<Probe<'_>> {
         let bytes = path.as_bytes();
-        self.probes
+        let always = self.config.probe_paths.len();
+        let mut software = None;
+        // Every probe path starts with `/`, so every hit starts a segment.
+        let hits = self
+            .probes
             .find_overlapping_iter(path)
-            // Every probe path starts with `/`, so every hit starts a segment.
-            .find(|hit| matches!(bytes.get(hit.end()), None | Some(b'/' | b'.' | b'~')))
-            .map(|hit| self.config.probe_paths[hit.pattern().as_usize()].as_str())
+            .filter(|hit| matches!(bytes.get(hit.end()), None | Some(b'/' | b'.' | b'~')));
+        for hit in hits {
+            let index = hit.pattern().as_usize();
+            match index.checked_sub(always) {
+                None => return Some(Probe::Always(&self.config.probe_paths[index])),
+                Some(at) => software = software.or(Some(at)),
+            }
+        }
+        software.map(|at| Probe::Software(self.config.software_paths[at].as_str()))
     }
+}
+
+/// A path only scanners ask for, and whether the site's answer decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Probe<'a> {
+    /// No site serves it in public: a probe whatever the answer.
+    Always(&'a str),
+    /// Software a site may run: a probe only when answered 4xx.
+    Software(&'a str),
 }
 
 impl Default for Rules {

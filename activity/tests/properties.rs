@@ -148,6 +148,8 @@ proptest! {
             referer: referer.as_deref(),
             accept: accept.as_deref(),
             sec_fetch_dest: dest.as_deref(),
+            sec_fetch_mode: dest.as_deref(),
+            status: None,
             host: host.as_deref(),
             x_forwarded_for: forwarded.iter().map(String::as_str).collect(),
             forwarded: forwarded.iter().map(String::as_str).collect(),

@@ -44,9 +44,22 @@ fn request(path: &str, peer: &str, agent: &str) -> http::Request<()> {
 
 const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
+/// Serves `request` through the layer from a site with no PHP: a `.php`
+/// path is answered 404, anything else 200.
 async fn send(layer: &ActivityLayer, request: http::Request<()>) {
-    let mut service = layer.layer(service_fn(|_: http::Request<()>| async {
-        Ok::<_, Infallible>("ok")
+    send_to(layer, request, |path| {
+        if path.ends_with(".php") { 404 } else { 200 }
+    })
+    .await;
+}
+
+/// Serves `request` through the layer from a site that answers `status_of` its path.
+async fn send_to(layer: &ActivityLayer, request: http::Request<()>, status_of: fn(&str) -> u16) {
+    let mut service = layer.layer(service_fn(move |request: http::Request<()>| async move {
+        let mut answer = http::Response::new("ok");
+        *answer.status_mut() =
+            http::StatusCode::from_u16(status_of(request.uri().path())).expect("a status");
+        Ok::<_, Infallible>(answer)
     }));
     let answer = service
         .ready()
@@ -55,7 +68,7 @@ async fn send(layer: &ActivityLayer, request: http::Request<()>) {
         .call(request)
         .await
         .expect("served");
-    assert_eq!(answer, "ok");
+    assert_eq!(*answer.body(), "ok");
 }
 
 #[tokio::test]
@@ -109,6 +122,64 @@ async fn counted_requests_reach_the_store_and_others_do_not() {
     assert_eq!(hours.iter().map(|h| h.requests).sum::<u64>(), 4);
 }
 
+#[tokio::test]
+async fn the_sites_answer_decides_whether_software_is_a_probe() {
+    let store = store();
+    let (layer, writer) = start(counter(), store.clone(), RecorderConfig::default());
+    let php_site = |_: &str| 200;
+    let no_php = |_: &str| 404;
+    // A PHP site's reader: its pages are .php and its theme under /wp-content.
+    send_to(
+        &layer,
+        request("/index.php", "203.0.113.7:1", BROWSER),
+        php_site,
+    )
+    .await;
+    send_to(
+        &layer,
+        request("/wp-login.php", "203.0.113.7:1", BROWSER),
+        php_site,
+    )
+    .await;
+    // The same requests, of a site that has no such thing: a scanner.
+    send_to(
+        &layer,
+        request("/index.php", "198.51.100.1:1", BROWSER),
+        no_php,
+    )
+    .await;
+    send_to(
+        &layer,
+        request("/wp-login.php", "198.51.100.1:1", BROWSER),
+        no_php,
+    )
+    .await;
+    // A secret is a probe whatever the answer.
+    send_to(&layer, request("/.env", "192.0.2.1:1", BROWSER), php_site).await;
+    // A request dropped before its answer is still counted (no status: not a probe).
+    let mut service = layer.layer(service_fn(|_: http::Request<()>| {
+        std::future::pending::<Result<http::Response<()>, Infallible>>()
+    }));
+    let dropped = service.call(request("/contact.php", "192.0.3.9:1", BROWSER));
+    drop(dropped);
+    drop(service);
+    drop(layer);
+    let stats = writer.finish().await;
+    assert_eq!((stats.queued, stats.written, stats.dropped), (6, 6, 0));
+    let day = NaiveDate::from_ymd_opt(2000, 1, 1).expect("a day");
+    let visitors = store.visitors_since(day).await.expect("reads");
+    let of = |network: &str| {
+        visitors
+            .iter()
+            .find(|v| v.network.as_str() == network)
+            .map(|v| (v.requests, v.bots))
+    };
+    assert_eq!(of("203.0.113.x"), Some((2, 0)), "the PHP site's reader");
+    assert_eq!(of("198.51.100.x"), Some((2, 2)), "the scanner");
+    assert_eq!(of("192.0.2.x"), Some((1, 1)), "the secret");
+    assert_eq!(of("192.0.3.x"), Some((1, 0)), "the dropped request");
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn a_full_queue_drops_and_counts_without_waiting() {
     let config = RecorderConfig {
@@ -119,7 +190,7 @@ async fn a_full_queue_drops_and_counts_without_waiting() {
     // On a single-threaded runtime the writer cannot run until this test
     // yields, so the queue fills: the layer must neither wait nor fail.
     let mut service = layer.layer(service_fn(|_: http::Request<()>| async {
-        Ok::<_, Infallible>(())
+        Ok::<_, Infallible>(http::Response::new(()))
     }));
     for i in 0..10 {
         let _pending = service.call(request("/", &format!("203.0.113.{i}:1"), BROWSER));

@@ -3,6 +3,8 @@
 
 use std::io::Write;
 
+use activity::evidence::Evidence;
+use activity::report::{VisitorKind, visitor_kind};
 use activity::rows::{HourRow, VisitorDay};
 
 /// Which rows an export holds.
@@ -129,12 +131,59 @@ pub fn write_hours(
     write_rows(rows, format, &header, record, out)
 }
 
-/// Writes visitor-day rows (paths and sources as JSON in their CSV cells).
+/// A visitor-day as exported: the row, its kind (SPEC §3) and the signs
+/// that decided it, in words, so that a count can be audited row by row.
+#[derive(serde::Serialize)]
+struct Exported<'a> {
+    #[serde(flatten)]
+    row: &'a VisitorDay,
+    kind: VisitorKind,
+    signs: Vec<&'static str>,
+}
+
+/// The kind of a visitor-day and its signs in words: the browser's and the
+/// impostor's it showed, and why it is not people when it is not.
+pub fn kind_and_signs(row: &VisitorDay) -> (VisitorKind, Vec<&'static str>) {
+    let kind = visitor_kind(row.requests, row.bots, row.self_reads, row.evidence);
+    let mut signs = row.evidence.words();
+    let person_looking = row.requests > row.bots.saturating_add(row.self_reads);
+    if kind == VisitorKind::Bot {
+        if person_looking && !row.evidence.has(Evidence::BROWSER) {
+            signs.push("no browser's sign (no file of the page, no call from its script)");
+        }
+        if !person_looking {
+            signs.push("every request a bot's or the site's own");
+        }
+    }
+    if kind == VisitorKind::SelfRead {
+        signs.push("only the site's own reads");
+    }
+    (kind, signs)
+}
+
+/// The words of a kind, as the export writes it.
+fn kind_word(kind: VisitorKind) -> &'static str {
+    match kind {
+        VisitorKind::Person => "person",
+        VisitorKind::Bot => "bot",
+        VisitorKind::SelfRead => "self-read",
+    }
+}
+
+/// Writes visitor-day rows (paths and sources as JSON in their CSV cells),
+/// each with its `kind` and `signs`.
 pub fn write_visitors(
     rows: &[VisitorDay],
     format: ExportFormat,
     out: impl Write,
 ) -> Result<(), ExportError> {
+    let exported: Vec<Exported<'_>> = rows
+        .iter()
+        .map(|row| {
+            let (kind, signs) = kind_and_signs(row);
+            Exported { row, kind, signs }
+        })
+        .collect();
     let header = [
         "store",
         "day",
@@ -145,12 +194,14 @@ pub fn write_visitors(
         "requests",
         "bots",
         "self_reads",
-        "evidence",
+        "kind",
+        "signs",
         "bot_classes",
         "top_paths",
         "sources",
     ];
-    let record = |row: &VisitorDay| {
+    let record = |exported: &Exported<'_>| {
+        let row = exported.row;
         Ok(vec![
             row.store.to_string(),
             row.day.to_string(),
@@ -161,7 +212,8 @@ pub fn write_visitors(
             row.requests.to_string(),
             row.bots.to_string(),
             row.self_reads.to_string(),
-            row.evidence.words().join("; "),
+            kind_word(exported.kind).to_owned(),
+            exported.signs.join("; "),
             row.bot_classes
                 .iter()
                 .map(activity::bot_class::BotClass::as_str)
@@ -171,5 +223,5 @@ pub fn write_visitors(
             serde_json::to_string(&row.sources)?,
         ])
     };
-    write_rows(rows, format, &header, record, out)
+    write_rows(&exported, format, &header, record, out)
 }

@@ -206,6 +206,60 @@ mod tests {
     }
 
     #[test]
+    fn api_prefixes_and_crawler_ranges_are_checked_at_start() {
+        let cli = Cli::try_parse_from([
+            "whocomes",
+            "explain",
+            "--api-prefix",
+            "/wp-json/",
+            "--api-prefix",
+            "/_server/,/wp-admin/admin-ajax.php",
+        ])
+        .expect("arguments parse");
+        let Command::Explain(args) = cli.into_command() else {
+            panic!("expected explain")
+        };
+        let rules = args.counting.rules().expect("valid rules");
+        let prefixes = &rules.config().api_prefixes;
+        for prefix in [
+            "/api/",
+            "/wp-json/",
+            "/_server/",
+            "/wp-admin/admin-ajax.php",
+        ] {
+            assert!(
+                prefixes.iter().any(|p| p == prefix),
+                "{prefix} in {prefixes:?}"
+            );
+        }
+        let bad = Cli::try_parse_from(["whocomes", "explain", "--api-prefix", "wp-json/"])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(bad.contains("does not start with '/'"), "{bad}");
+
+        let dir = tempfile::tempdir().expect("a folder");
+        let file = dir.path().join("ranges.txt");
+        std::fs::write(
+            &file,
+            "crawler googlebot Googlebot\n66.249.64.0/19\nnot-a-range\n",
+        )
+        .expect("writes");
+        let cli = Cli::try_parse_from([
+            "whocomes",
+            "explain",
+            "--crawler-ranges",
+            file.to_str().expect("a path"),
+        ])
+        .expect("arguments parse");
+        let Command::Explain(args) = cli.into_command() else {
+            panic!("expected explain")
+        };
+        let error = format!("{:#}", args.counting.rules().err().expect("refused"));
+        assert!(error.contains("line 3: 'not-a-range'"), "{error}");
+    }
+
+    #[test]
     fn defaults_listen_on_loopback_port_3000() {
         let args = serve_args(&["whocomes"]);
         assert_eq!(args.addr, "127.0.0.1:3000".parse().expect("literal"));

@@ -91,6 +91,31 @@ pub struct CountingArgs {
         value_parser = parse_browser_evidence
     )]
     pub browser_evidence: BrowserEvidence,
+
+    /// A path prefix of the site's API routes or server functions, besides
+    /// `/api/` (`/wp-json/`, `/_server/`); repeatable. Requests under it
+    /// are counted as API requests, not pages: a page's script posting to
+    /// one is never taken for a form. Must start with `/`.
+    #[arg(long = "api-prefix", env = "WHOCOMES_API_PREFIX", value_delimiter = ',', value_parser = parse_api_prefix)]
+    pub api_prefixes: Vec<String>,
+
+    /// A file of crawler operators' address ranges to verify claimed
+    /// crawlers with, instead of the ranges built in (same format as
+    /// `activity/data/crawler-ranges.txt`; `scripts/refresh-crawler-ranges`
+    /// writes one from the operators' files).
+    #[arg(long, env = "WHOCOMES_CRAWLER_RANGES")]
+    pub crawler_ranges: Option<PathBuf>,
+}
+
+/// An API prefix: a path that starts with `/`.
+fn parse_api_prefix(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    if !text.starts_with('/') {
+        return Err(format!(
+            "'{text}' does not start with '/': an API prefix is a path, like /wp-json/"
+        ));
+    }
+    Ok(text.to_owned())
 }
 
 fn parse_browser_evidence(text: &str) -> Result<BrowserEvidence, String> {
@@ -182,7 +207,20 @@ impl CountingArgs {
                 .map(|a| parse_network(a).map_err(|e| anyhow::anyhow!("--own-address: {e}")))
                 .collect::<anyhow::Result<_>>()?;
         }
-        Rules::new(config).context("the counting rules are not valid")
+        config
+            .api_prefixes
+            .extend(self.api_prefixes.iter().cloned());
+        let rules = Rules::new(config).context("the counting rules are not valid")?;
+        match &self.crawler_ranges {
+            None => Ok(rules),
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read --crawler-ranges {}", path.display()))?;
+                let crawlers = activity::crawlers::Crawlers::parse(&text)
+                    .with_context(|| format!("--crawler-ranges {}", path.display()))?;
+                Ok(rules.with_crawlers(crawlers))
+            }
+        }
     }
 
     /// The key given with `--key` or `--key-file`, else the one in

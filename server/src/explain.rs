@@ -5,7 +5,9 @@
 //! Input line: `{"at": RFC 3339, "peer": "ip[:port]", "method": "GET",
 //! "target": "/path?query", "headers": {"user-agent": "…", …}}` (`at`
 //! defaults to now, `method` to GET; a header may be a string or a list of
-//! strings; `protocol` is the request line's, e.g. `"HTTP/1.0"`). Output
+//! strings; `protocol` is the request line's, e.g. `"HTTP/1.0"`; `status`
+//! the answer's, when known: a `*.php` request answered 404 is a probe,
+//! answered 200 a reader's; without it, not a probe). Output
 //! line: `{"line", "counted", "as", "reason", "kind", "page_load", "hit",
 //! "evidence", "evidence_note"}` (`kind` and `hit` are null when not
 //! counted), or `{"line", "error"}` for a line that cannot be read — which
@@ -34,6 +36,9 @@ struct Input {
     target: String,
     /// The request line's protocol (`HTTP/1.1`, `HTTP/1.0`).
     protocol: Option<String>,
+    /// The answer's status, when known (`*.php` and `/wp-login.php` are
+    /// probes only when the site answered 4xx).
+    status: Option<u16>,
     #[serde(default)]
     headers: BTreeMap<String, HeaderValue>,
 }
@@ -166,6 +171,8 @@ fn explain_line(
         referer: one("referer"),
         accept: one("accept"),
         sec_fetch_dest: one("sec-fetch-dest"),
+        sec_fetch_mode: one("sec-fetch-mode"),
+        status: input.status,
         host: one("host"),
         x_forwarded_for: all("x-forwarded-for"),
         forwarded: all("forwarded"),
@@ -174,7 +181,9 @@ fn explain_line(
     };
     let at = input.at.unwrap_or(now);
     let mut decision = counter.count(&request, Some(peer), at);
-    if decision.shows_files {
+    if decision.shows_scripts {
+        watch.scripts(&counter.files_mark(&request, Some(peer), at));
+    } else if decision.shows_files {
         watch.files(&counter.files_mark(&request, Some(peer), at));
     }
     if let Some(hit) = decision.hit.as_mut() {
@@ -211,6 +220,14 @@ fn explain_line(
 
 /// What a request showed, and what it does to its visitor-day (SPEC §3).
 fn evidence_of(decision: &activity::Decision) -> (Vec<&'static str>, Option<&'static str>) {
+    if decision.shows_scripts {
+        return (
+            (Evidence::FILES | Evidence::SCRIPTS).words(),
+            Some(
+                "a script of the page: marks its visitor-day with a browser's evidence, and a quick POST after it is the page's script",
+            ),
+        );
+    }
     if decision.shows_files {
         return (
             Evidence::FILES.words(),

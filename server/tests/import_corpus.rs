@@ -32,6 +32,7 @@ struct Seen {
     bots: u64,
     self_reads: u64,
     files: bool,
+    scripts: bool,
     impostor: bool,
     last_page_load: Option<i64>,
     window: Option<(i64, u64)>,
@@ -196,9 +197,10 @@ fn reference(text: &str, rules: &Rules) -> (BTreeMap<NaiveDate, Day>, u64) {
             }
             let agent = header(&fields[5..fields.len() - 1].join("\""));
             let seconds = utc_seconds(time)?;
-            Some((ip, day, seconds, method, target, protocol, agent))
+            let status: u16 = status.parse().ok()?;
+            Some((ip, day, seconds, method, target, protocol, agent, status))
         })();
-        let Some((ip, day, seconds, method, target, protocol, agent)) = parsed else {
+        let Some((ip, day, seconds, method, target, protocol, agent, status)) = parsed else {
             malformed += 1;
             continue;
         };
@@ -207,23 +209,34 @@ fn reference(text: &str, rules: &Rules) -> (BTreeMap<NaiveDate, Day>, u64) {
         let config = rules.config();
         if !is_counted(method, path, config) {
             entry.not_counted += 1;
-            // A file under a probe path is a scanner's (the product's probe list).
+            // A file under a probe path is a scanner's, and so is one under
+            // software's path that the site answered 4xx (the product's lists).
             let probe = matches!(
                 activity::classify::kind_of(
                     path,
                     Some("Mozilla/5.0 (X11) Firefox/133.0"),
                     None,
+                    Some(status),
                     rules
                 ),
                 activity::KindReason::ProbePath(_)
-            );
+            ) || (config
+                .software_paths
+                .iter()
+                .any(|p| path.to_ascii_lowercase().contains(p.as_str()))
+                && (400..500).contains(&status));
             if is_file(method, path, config) && !probe {
-                visitors.entry((day, ip)).or_default().files = true;
+                let seen = visitors.entry((day, ip)).or_default();
+                seen.files = true;
+                let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+                seen.scripts |= matches!(ext.as_deref(), Some("js" | "mjs" | "wasm"));
             }
             continue;
         }
         entry.counted += 1;
-        let kind = activity::classify::kind_of(path, agent.as_deref(), Some(ip), rules).kind();
+        let kind =
+            activity::classify::kind_of(path, agent.as_deref(), Some(ip), Some(status), rules)
+                .kind();
         let visitor = visitors.entry((day, ip)).or_default();
         visitor.requests += 1;
         visitor.impostor |= protocol == "HTTP/1.0";
@@ -241,7 +254,8 @@ fn reference(text: &str, rules: &Rules) -> (BTreeMap<NaiveDate, Day>, u64) {
             visitor.impostor |= pages > 20;
             if method == "GET" {
                 visitor.last_page_load = Some(seconds);
-            } else if method == "POST" {
+            } else if method == "POST" && !visitor.scripts {
+                // A quick POST after the page's scripts is the page's script.
                 visitor.impostor |= visitor
                     .last_page_load
                     .is_some_and(|loaded| (0..=2).contains(&(seconds - loaded)));

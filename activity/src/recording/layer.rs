@@ -1,8 +1,13 @@
 //! The tower layer: every request passes through once, is decided by the
 //! [`Counter`], and, if counted, leaves a hit on the queue with `try_send`.
 //! Nothing here waits: a full queue drops the hit and counts the drop.
+//! A decision that needs the answer (a `*.php` or `/wp-login.php` request:
+//! a probe only if the site has no such thing) rides along with the
+//! response future and is queued when the status is known — or, if the
+//! request is dropped first, with no status (not a probe).
 
 use std::borrow::Cow;
+use std::future::Future;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -15,7 +20,7 @@ use tower_service::Service;
 
 use crate::classify::RequestView;
 use crate::evidence::FilesSeen;
-use crate::hit::Counter;
+use crate::hit::{Counter, Decision};
 use crate::recorder_stats::RecorderStats;
 use crate::rows::Seen;
 
@@ -87,21 +92,68 @@ pub struct ActivityService<S> {
     shared: Arc<Shared>,
 }
 
-impl<S, B> Service<http::Request<B>> for ActivityService<S>
+impl<S, B, R> Service<http::Request<B>> for ActivityService<S>
 where
-    S: Service<http::Request<B>>,
+    S: Service<http::Request<B>, Response = http::Response<R>>,
 {
     type Response = S::Response;
     type Error = S::Error;
-    type Future = S::Future;
+    type Future = Answered<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        self.shared.observe(&request);
-        self.inner.call(request)
+        let waiting = self.shared.observe(&request);
+        Answered {
+            inner: self.inner.call(request),
+            waiting: waiting.map(|decision| Waiting {
+                decision,
+                shared: self.shared.clone(),
+            }),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The wrapped service's response future, carrying a decision that
+    /// waits for the answer's status (most carry none).
+    pub struct Answered<F> {
+        #[pin]
+        inner: F,
+        waiting: Option<Waiting>,
+    }
+}
+
+/// A decision waiting for its answer. Dropped unanswered (the request was
+/// dropped, or the service failed), it is queued with no status.
+struct Waiting {
+    decision: Pending,
+    shared: Arc<Shared>,
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.shared.answered(&mut self.decision, None);
+    }
+}
+
+impl<F, R, E> Future for Answered<F>
+where
+    F: Future<Output = Result<http::Response<R>, E>>,
+{
+    type Output = F::Output;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let output = std::task::ready!(this.inner.poll(cx));
+        if let Some(mut waiting) = this.waiting.take() {
+            let status = output.as_ref().ok().map(|r| r.status().as_u16());
+            let shared = waiting.shared.clone();
+            shared.answered(&mut waiting.decision, status);
+        }
+        Poll::Ready(output)
     }
 }
 
@@ -123,6 +175,7 @@ fn is_local(peer: IpAddr) -> bool {
 
 // Made once, not parsed from text on every request.
 const SEC_FETCH_DEST: HeaderName = HeaderName::from_static("sec-fetch-dest");
+const SEC_FETCH_MODE: HeaderName = HeaderName::from_static("sec-fetch-mode");
 const SEC_PURPOSE: HeaderName = HeaderName::from_static("sec-purpose");
 const PURPOSE: HeaderName = HeaderName::from_static("purpose");
 const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
@@ -135,8 +188,16 @@ fn text(value: &http::HeaderValue) -> Cow<'_, str> {
         .map_or_else(|_| String::from_utf8_lossy(value.as_bytes()), Cow::Borrowed)
 }
 
+/// A decision that waits for the answer, with what queuing it needs.
+struct Pending {
+    decision: Option<Decision>,
+    client: Option<IpAddr>,
+    at: chrono::DateTime<Utc>,
+}
+
 impl Shared {
-    fn observe<B>(&self, request: &http::Request<B>) {
+    /// Decides a request; returns the decision if it waits for the answer.
+    fn observe<B>(&self, request: &http::Request<B>) -> Option<Pending> {
         let headers = request.headers();
         let one = |name: HeaderName| headers.get(name).map(text);
         let all = |name: HeaderName| headers.get_all(name).iter().map(text).collect::<Vec<_>>();
@@ -145,6 +206,7 @@ impl Shared {
         let accept = one(http::header::ACCEPT);
         let host = one(http::header::HOST);
         let dest = headers.get(SEC_FETCH_DEST).map(text);
+        let mode = headers.get(SEC_FETCH_MODE).map(text);
         let x_forwarded_for = all(X_FORWARDED_FOR);
         let forwarded = all(http::header::FORWARDED);
         let purpose = one(SEC_PURPOSE).or_else(|| one(PURPOSE));
@@ -159,6 +221,8 @@ impl Shared {
             referer: referer.as_deref(),
             accept: accept.as_deref(),
             sec_fetch_dest: dest.as_deref(),
+            sec_fetch_mode: mode.as_deref(),
+            status: None,
             host: host.as_deref(),
             x_forwarded_for: x_forwarded_for.iter().map(AsRef::as_ref).collect(),
             forwarded: forwarded.iter().map(AsRef::as_ref).collect(),
@@ -174,26 +238,74 @@ impl Shared {
         }
         let now = Utc::now();
         let decision = self.counter.count(&view, peer, now);
+        let client = (decision.hit.is_none() && decision.shows_files)
+            .then(|| self.counter.client_address(&view, peer))
+            .flatten();
+        let mut pending = Pending {
+            decision: Some(decision),
+            client,
+            at: now,
+        };
+        if pending
+            .decision
+            .as_ref()
+            .is_some_and(|decision| decision.awaits_answer)
+        {
+            return Some(pending);
+        }
+        self.queue_decision(&mut pending);
+        None
+    }
+
+    /// Completes a waiting decision with the answer's status and queues it.
+    fn answered(&self, pending: &mut Pending, status: Option<u16>) {
+        if let Some(decision) = pending.decision.as_mut() {
+            decision.answered(status);
+        }
+        self.queue_decision(pending);
+    }
+
+    /// Queues what a decision leaves: its hit, or the mark of the first
+    /// file (and of the first script) of a visitor-day.
+    fn queue_decision(&self, pending: &mut Pending) {
+        let Some(decision) = pending.decision.take() else {
+            return;
+        };
         if let Some(hit) = decision.hit {
             match self.queue.try_send(Seen::Hit(hit)) {
                 Ok(()) => self.stats.queued(),
                 Err(_) => self.stats.dropped(),
             }
+            return;
+        }
+        if decision.shows_scripts {
+            self.mark(pending.client, pending.at, true);
         } else if decision.shows_files {
-            // The first file of a visitor-day marks it; the rest cost no token.
-            let client = self.counter.client_address(&view, peer);
-            if self.files_seen.first(now.date_naive(), client) {
-                // Marks never take the queue's last half: a flood of file
-                // requests from many addresses cannot crowd out the hits.
-                let room = self.queue.capacity() * 2 >= self.queue.max_capacity();
-                let mark = || Seen::Files(self.counter.files_mark_of(client, now));
-                if room && self.queue.try_send(mark()).is_ok() {
-                    self.stats.queued_mark();
-                } else {
-                    self.stats.dropped_mark();
-                    self.files_seen.forget(now.date_naive(), client);
-                }
-            }
+            self.mark(pending.client, pending.at, false);
+        }
+    }
+
+    /// The first file (or script) of a visitor-day marks it; the rest cost
+    /// no token.
+    fn mark(&self, client: Option<IpAddr>, now: chrono::DateTime<Utc>, scripts: bool) {
+        let day = now.date_naive();
+        if !self.files_seen.first(day, client, scripts) {
+            return;
+        }
+        // Marks never take the queue's last half: a flood of file
+        // requests from many addresses cannot crowd out the hits.
+        let room = self.queue.capacity() * 2 >= self.queue.max_capacity();
+        let mark = self.counter.files_mark_of(client, now);
+        let seen = if scripts {
+            Seen::Scripts(mark)
+        } else {
+            Seen::Files(mark)
+        };
+        if room && self.queue.try_send(seen).is_ok() {
+            self.stats.queued_mark();
+        } else {
+            self.stats.dropped_mark();
+            self.files_seen.forget(day, client, scripts);
         }
     }
 }

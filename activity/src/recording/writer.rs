@@ -192,11 +192,12 @@ async fn run(
                             watch.signs(hit.at.date_naive(), &hit.visitor, hit.at, hit.shape);
                     }
                     Seen::Files(mark) => watch.files(mark),
+                    Seen::Scripts(mark) => watch.scripts(mark),
                 }
             }
             stats.arrived(buffer.iter().filter_map(|seen| match seen {
                 Seen::Hit(hit) => Some(hit.at),
-                Seen::Files(_) => None,
+                Seen::Files(_) | Seen::Scripts(_) => None,
             }));
             held.push(Batch::fold_all(&buffer));
             buffer.clear();

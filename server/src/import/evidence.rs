@@ -34,10 +34,14 @@ impl EvidenceWatch {
         entry.1 |= hit.evidence | signs;
     }
 
-    /// Notes a request for one of the page's files.
-    pub fn files(&mut self, mark: &FilesMark) {
+    /// Notes a request for one of the page's files (`scripts`: one of its scripts).
+    pub fn files(&mut self, mark: &FilesMark, scripts: bool) {
         self.files += 1;
-        self.watch.files(mark);
+        if scripts {
+            self.watch.scripts(mark);
+        } else {
+            self.watch.files(mark);
+        }
         let entry = self.days.entry(key(mark.day, &mark.visitor)).or_default();
         entry.1 |= Evidence::FILES;
     }

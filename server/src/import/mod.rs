@@ -263,6 +263,8 @@ impl Run<'_> {
             referer: request.referer.as_deref(),
             accept: None,
             sec_fetch_dest: None,
+            sec_fetch_mode: None,
+            status: Some(request.status),
             host: None,
             x_forwarded_for: Vec::new(),
             forwarded: Vec::new(),
@@ -284,10 +286,15 @@ impl Run<'_> {
                 .counter
                 .files_mark(&view, Some(request.peer), request.at);
             if let Some(watch) = self.watch.as_deref_mut() {
-                watch.files(&mark);
+                watch.files(&mark, decision.shows_scripts);
             }
+            let seen = if decision.shows_scripts {
+                activity::rows::Seen::Scripts(mark)
+            } else {
+                activity::rows::Seen::Files(mark)
+            };
             self.feed
-                .send(activity::rows::Seen::Files(mark))
+                .send(seen)
                 .await
                 .context("the writer stopped during the import")?;
         }
