@@ -18,6 +18,7 @@ pub struct EvidenceWatch {
     days: HashMap<u64, (bool, Evidence)>,
     watch: Watch,
     files: u64,
+    revalidated: u64,
 }
 
 impl EvidenceWatch {
@@ -34,9 +35,11 @@ impl EvidenceWatch {
         entry.1 |= hit.evidence | signs;
     }
 
-    /// Notes a request for one of the page's files (`scripts`: one of its scripts).
-    pub fn files(&mut self, mark: &FilesMark, scripts: bool) {
+    /// Notes a request for one of the page's files (`scripts`: one of its
+    /// scripts; `revalidated`: answered 304, a browser asking its cache's copy again).
+    pub fn files(&mut self, mark: &FilesMark, scripts: bool, revalidated: bool) {
         self.files += 1;
+        self.revalidated += u64::from(revalidated);
         if scripts {
             self.watch.scripts(mark);
         } else {
@@ -51,6 +54,7 @@ impl EvidenceWatch {
         let mut tally = EvidenceTally {
             rule,
             file_requests: self.files,
+            revalidated: self.revalidated,
             ..EvidenceTally::default()
         };
         for (person, evidence) in self.days.values() {
@@ -58,12 +62,18 @@ impl EvidenceWatch {
                 continue;
             }
             tally.person_looking += 1;
+            if evidence.has(Evidence::IMPOSTOR) {
+                tally.impostor += 1;
+            }
             if evidence.passes() {
                 continue;
             }
             tally.moved += 1;
             if !evidence.has(Evidence::BROWSER) {
                 tally.no_files += 1;
+                if !evidence.has(Evidence::IMPOSTOR) {
+                    tally.only_no_files += 1;
+                }
             }
             for (bit, count) in [
                 (Evidence::OLD_PROTOCOL, &mut tally.old_protocol),
@@ -95,12 +105,20 @@ pub struct EvidenceTally {
     pub rule: BrowserEvidence,
     /// Requests for the page's files the logs held.
     pub file_requests: u64,
+    /// Of those, answered 304 (a browser revalidating its cached copy).
+    pub revalidated: u64,
     /// Visitor-days that made at least one person-looking request.
     pub person_looking: u64,
     /// Of those, moved to scanners and crawlers.
     pub moved: u64,
     /// …because they fetched none of the page's files.
     pub no_files: u64,
+    /// …for that alone: no impostor's sign (a returning reader whose
+    /// browser kept the files looks like this).
+    pub only_no_files: u64,
+    /// Person-looking visitor-days with an impostor's sign (moved under
+    /// either rule).
+    pub impostor: u64,
     /// …because of an HTTP/1.0 request line.
     pub old_protocol: u64,
     /// …because they posted a form within 2 s of its page.
@@ -136,6 +154,21 @@ impl std::fmt::Display for EvidenceTally {
                 f,
                 "  these logs hold no request for a page's file: if this site's files come from another host, import with --browser-evidence off"
             )?;
+        } else if self.rule == BrowserEvidence::Files && self.only_no_files > 0 {
+            let with_off = self.person_looking - self.impostor;
+            if self.revalidated == 0 {
+                writeln!(
+                    f,
+                    "  these logs look like long-lived caching ({} file requests, none answered 304): {} visitor-days were moved only for fetching no file, as returning readers whose browser kept the files would be; --browser-evidence off would count {with_off} of {} as people",
+                    self.file_requests, self.only_no_files, self.person_looking
+                )?;
+            } else {
+                writeln!(
+                    f,
+                    "  {} visitor-days were moved only for fetching no file; --browser-evidence off would count {with_off} of {} as people",
+                    self.only_no_files, self.person_looking
+                )?;
+            }
         }
         Ok(())
     }

@@ -286,7 +286,7 @@ impl Run<'_> {
                 .counter
                 .files_mark(&view, Some(request.peer), request.at);
             if let Some(watch) = self.watch.as_deref_mut() {
-                watch.files(&mark, decision.shows_scripts);
+                watch.files(&mark, decision.shows_scripts, request.status == 304);
             }
             let seen = if decision.shows_scripts {
                 activity::rows::Seen::Scripts(mark)
