@@ -26,7 +26,10 @@ pub fn report_navigations() {
         match &previous {
             Some(previous) if *previous != target => send(&target),
             Some(_) => {}
-            None => report_if_fetched_ahead(target.clone()),
+            None => {
+                report_if_fetched_ahead(target.clone());
+                report_if_drawn_from_cache();
+            }
         }
         target
     });
@@ -94,16 +97,59 @@ fn report_if_fetched_ahead(target: String) {
 #[cfg(not(feature = "hydrate"))]
 fn report_if_fetched_ahead(_target: String) {}
 
+/// Reports, once, a page load whose files the browser took from its cache
+/// without asking the server (`transferSize` 0 for a file under `/pkg/`):
+/// the server saw the page alone, and this report is the browser's sign a
+/// file request would have been (SPEC §3), so long-lived caching does not
+/// move a returning reader to scanners and crawlers. A revalidated file
+/// (304) reached the server and is not reported.
+#[cfg(feature = "hydrate")]
+fn report_if_drawn_from_cache() {
+    use js_sys::Reflect;
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let get = |object: &js_sys::wasm_bindgen::JsValue, key: &str| {
+        Reflect::get(object, &key.into()).unwrap_or(js_sys::wasm_bindgen::JsValue::UNDEFINED)
+    };
+    let performance = get(&window, "performance");
+    let entries = get(&performance, "getEntriesByType")
+        .dyn_into::<js_sys::Function>()
+        .ok()
+        .and_then(|by_type| by_type.call1(&performance, &"resource".into()).ok())
+        .map(|value| js_sys::Array::from(&value));
+    let cached = entries.is_some_and(|entries| {
+        entries.iter().any(|entry| {
+            let own = get(&entry, "name")
+                .as_string()
+                .is_some_and(|name| name.contains("/pkg/"));
+            let transfer = get(&entry, "transferSize").as_f64();
+            let body = get(&entry, "decodedBodySize").as_f64();
+            own && transfer == Some(0.0) && body.is_some_and(|size| size > 0.0)
+        })
+    });
+    if cached {
+        beacon(&format!("{NAVIGATION_REPORT}?drawn"));
+    }
+}
+
+#[cfg(not(feature = "hydrate"))]
+fn report_if_drawn_from_cache() {}
+
 #[cfg(feature = "hydrate")]
 use js_sys::wasm_bindgen::JsCast;
 
 #[cfg(feature = "hydrate")]
 fn send(target: &str) {
     let encoded: String = js_sys::encode_uri_component(target).into();
-    let url = format!("{NAVIGATION_REPORT}?to={encoded}");
+    beacon(&format!("{NAVIGATION_REPORT}?to={encoded}"));
+}
+
+/// Posts to `url` without holding the page up (a beacon survives the page closing).
+#[cfg(feature = "hydrate")]
+fn beacon(url: &str) {
     if let Some(window) = web_sys::window() {
-        // A beacon never holds the page up and survives the page closing.
-        let _ = window.navigator().send_beacon(&url);
+        let _ = window.navigator().send_beacon(url);
     }
 }
 

@@ -134,6 +134,14 @@ pub struct ServeArgs {
     /// a counting server.
     #[arg(long, env = "WHOCOMES_NO_COUNTING")]
     pub no_counting: bool,
+
+    /// How long a browser may keep the page's files (`/pkg/…`, the favicon)
+    /// without asking again, in seconds. 0 (default): `no-cache`, asked
+    /// again (304) on every visit, so a deploy reaches every reader at once.
+    /// Longer saves returning readers a round trip; the hydrated app then
+    /// reports a page drawn from its cache, so they still count as people.
+    #[arg(long, env = "WHOCOMES_FILES_MAX_AGE", default_value_t = 0)]
+    pub files_max_age: u32,
 }
 
 impl ServeArgs {

@@ -5,6 +5,9 @@
 //! still shows the counter a browser's evidence (SPEC §3). The build's file
 //! names carry no hash, so this is also what keeps a deploy from leaving
 //! readers on yesterday's wasm. A handler's own `Cache-Control` is kept.
+//! `serve --files-max-age N` sends `max-age=N` instead: the browser keeps
+//! the files without asking, and the hydrated app reports a page drawn from
+//! its cache (the browser's sign the server did not see).
 
 use axum::Router;
 use axum::extract::Request;
@@ -17,18 +20,25 @@ fn revalidated(path: &str) -> bool {
     path.starts_with("/pkg/") || path == "/favicon.ico"
 }
 
-/// Adds the header above to the answers for the page's files in `router`.
-pub fn page_files(router: Router) -> Router {
-    router.layer(axum::middleware::from_fn(no_cache))
+/// Adds the header above to the answers for the page's files in `router`:
+/// `no-cache` when `max_age` is 0, else `public, max-age=MAX_AGE`.
+pub fn page_files(router: Router, max_age: u32) -> Router {
+    let value = if max_age == 0 {
+        HeaderValue::from_static("no-cache")
+    } else {
+        HeaderValue::from_str(&format!("public, max-age={max_age}"))
+            .unwrap_or(HeaderValue::from_static("no-cache"))
+    };
+    router.layer(axum::middleware::from_fn(move |request, next| {
+        cache_control(value.clone(), request, next)
+    }))
 }
 
-async fn no_cache(request: Request, next: Next) -> Response {
+async fn cache_control(value: HeaderValue, request: Request, next: Next) -> Response {
     let files = revalidated(request.uri().path());
     let mut response = next.run(request).await;
     if files && !response.headers().contains_key(header::CACHE_CONTROL) {
-        response
-            .headers_mut()
-            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        response.headers_mut().insert(header::CACHE_CONTROL, value);
     }
     response
 }

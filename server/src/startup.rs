@@ -168,7 +168,8 @@ impl Application {
             http::StatusCode::REQUEST_TIMEOUT,
             config.connections.request_timeout(),
         ));
-        let router = crate::revalidate::page_files(headers::secure(router, admin));
+        let router =
+            crate::revalidate::page_files(headers::secure(router, admin), config.files_max_age);
 
         Ok(Self {
             listener,

@@ -163,3 +163,113 @@ async fn scripted_impostors_are_scanners_and_browsers_stay_people() {
         "a prefetch is not counted"
     );
 }
+
+/// A request through the trusted proxy from `client` with a browser's
+/// agent and the fetch metadata a page's script sends (`fetch()`).
+async fn script_request(app: &TestApp, method: Method, path: &str, client: &str) -> u16 {
+    app.client
+        .request(method, app.url(path))
+        .header("x-forwarded-for", client)
+        .header("user-agent", CHROME)
+        .header("accept", "*/*")
+        .header("sec-fetch-dest", "empty")
+        .header("sec-fetch-mode", "cors")
+        .header("sec-fetch-site", "same-origin")
+        .send()
+        .await
+        .expect("the server answers")
+        .status()
+        .as_u16()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pages_script_is_a_browsers_sign_and_what_the_site_lacks_is_a_probe() {
+    let app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1/32"]).await;
+    const EACH: u8 = 40;
+    for n in 0..EACH {
+        // A reader whose page's script posts to a non-/api path the moment
+        // the page loads (a view counter), with its stylesheet: people.
+        let reader = format!("192.0.2.{n}");
+        browser_request(&app, Method::GET, "/resume", &reader).await;
+        browser_request(&app, Method::GET, "/pkg/whocomes.css", &reader).await;
+        script_request(&app, Method::POST, "/views", &reader).await;
+        // The same reader's script alone (no file at all) is a browser's sign too.
+        let script_only = format!("192.0.3.{n}");
+        browser_request(&app, Method::GET, "/about", &script_only).await;
+        script_request(&app, Method::POST, "/about/seen", &script_only).await;
+        // A form submitted (navigate) at once, with the stylesheet: still spam.
+        let spam = format!("203.0.113.{n}");
+        browser_request(&app, Method::GET, "/inventory", &spam).await;
+        browser_request(&app, Method::GET, "/pkg/whocomes.css", &spam).await;
+        browser_request(&app, Method::POST, "/inventory", &spam).await;
+        // A PHP page this site does not have (404): a probe, whatever the agent.
+        let prober = format!("198.51.100.{n}");
+        assert_eq!(
+            browser_request(&app, Method::GET, "/index.php", &prober).await,
+            404
+        );
+        browser_request(&app, Method::GET, "/pkg/whocomes.css", &prober).await;
+        // "Googlebot" from an address Google does not publish.
+        let fake = format!("198.18.0.{n}");
+        app.client
+            .get(app.url("/"))
+            .header("x-forwarded-for", &fake)
+            .header(
+                "user-agent",
+                "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+            )
+            .send()
+            .await
+            .expect("answers");
+    }
+    let (_, visitors) = app.stop_and_read().await;
+    let each = u64::from(EACH);
+    let readers = kinds_of(&visitors, "/views");
+    let script_only = kinds_of(&visitors, "/about/seen");
+    let spam = kinds_of(&visitors, "/inventory");
+    eprintln!("| clients | visitor-days | people | scanners and crawlers |");
+    eprintln!("|---|---|---|---|");
+    for (what, (people, scanners)) in [
+        (
+            "page, stylesheet, its script posting to /views at once",
+            readers,
+        ),
+        ("page, its script posting at once, no file", script_only),
+        (
+            "form submitted (navigate) at once, with the stylesheet",
+            spam,
+        ),
+    ] {
+        eprintln!("| {what} | {} | {people} | {scanners} |", people + scanners);
+    }
+    assert_eq!(readers, (each, 0), "a page's script is not a form");
+    assert_eq!(
+        script_only,
+        (each, 0),
+        "a script's request is a browser's sign"
+    );
+    assert_eq!(spam, (0, each), "a form posted at once stays a sign");
+    let probers: Vec<&VisitorDay> = visitors
+        .iter()
+        .filter(|row| row.top_paths.iter().any(|p| p.path == "/index.php"))
+        .collect();
+    assert_eq!(probers.len(), usize::from(EACH));
+    assert!(probers.iter().all(|row| {
+        row.bots == 1
+            && row
+                .bot_classes
+                .contains(activity::bot_class::BotClass::Scanner)
+    }));
+    let fakes: Vec<&VisitorDay> = visitors
+        .iter()
+        .filter(|row| row.network.as_str() == "198.18.0.x")
+        .collect();
+    assert_eq!(fakes.len(), usize::from(EACH));
+    assert!(
+        fakes
+            .iter()
+            .all(|row| row.bot_classes.iter().collect::<Vec<_>>()
+                == [activity::bot_class::BotClass::Scanner]),
+        "a claimed Googlebot from elsewhere is a scanner"
+    );
+}
