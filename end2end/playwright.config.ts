@@ -76,5 +76,7 @@ export default defineConfig({
           adminServer('postgres', `--store-url ${postgresUrl}`),
         ]
       : [adminServer('sqlite', '')]),
+    // Its page files kept by the browser for a day (long-lived caching).
+    adminServer('cached', '--files-max-age 86400'),
   ],
 });

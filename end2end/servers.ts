@@ -4,6 +4,6 @@ export const port = Number(process.env.E2E_PORT ?? 3100);
 export const adminPassword = 'e2e admin passphrase';
 /** The Admin tab's servers: one on SQLite (it also reads the PostgreSQL
  * store), one on PostgreSQL; both trust loopback as their proxy. */
-export const adminPorts = { sqlite: port + 1, postgres: port + 2 };
+export const adminPorts = { sqlite: port + 1, postgres: port + 2, cached: port + 3 };
 /** Whether the PostgreSQL server runs (scripts/test makes its database). */
 export const withPostgres = !!process.env.E2E_DATABASE_URL;

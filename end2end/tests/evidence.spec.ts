@@ -128,3 +128,66 @@ test('a prefetched page is counted once, when it is shown, not when it is fetche
   await context.close();
   expect(await requestsFor(page, '/about')).toBe(before + 1);
 });
+
+test('a page whose script posts at once to a non-/api path is people', async ({ browser, request }) => {
+  test.setTimeout(90_000);
+  const before = today(await settled(request, base, writers));
+  const context = await browser.newContext({
+    userAgent: CHROME,
+    extraHTTPHeaders: { 'x-forwarded-for': '198.18.9.1' },
+  });
+  // The page's own script: a view counter posting the moment the page loads.
+  await context.addInitScript(() => {
+    addEventListener('DOMContentLoaded', () => {
+      void fetch('/views', { method: 'POST', body: 'seen' });
+    });
+  });
+  const page = await context.newPage();
+  const posted = page.waitForRequest((r) => r.url().endsWith('/views') && r.method() === 'POST');
+  await page.goto(`${base}/resume`);
+  const post = await posted;
+  // Chromium marks it as a script's request, not a form's.
+  expect((await post.allHeaders())['sec-fetch-mode']).toBe('cors');
+  await hydrated(page);
+  await context.close();
+  const after = today(await settled(request, base, writers));
+  expect(after).toEqual({ ...before, people: before.people + 1 });
+});
+
+test('a return with the files in a long-lived cache is people (the app reports it)', async ({ browser, request }) => {
+  test.setTimeout(90_000);
+  const cached = `http://127.0.0.1:${adminPorts.cached}`;
+  const before = today(await settled(request, cached, [cached]));
+  const context = await browser.newContext({
+    userAgent: CHROME,
+    extraHTTPHeaders: { 'x-forwarded-for': '198.18.10.1' },
+  });
+  // 1. A first visit: the files come from the server, kept for a day.
+  const first = await context.newPage();
+  await first.goto(`${cached}/`);
+  await hydrated(first);
+  await first.close();
+  // 2. A return under a new visitor token: the browser asks for the page alone.
+  await context.setExtraHTTPHeaders({ 'x-forwarded-for': '198.18.10.2' });
+  const back = await context.newPage();
+  // Which of the page's files the browser took from its cache, by Chromium's own word.
+  const fromCache = new Set<string>();
+  const network = new Map<string, string>();
+  const cdp = await context.newCDPSession(back);
+  await cdp.send('Network.enable');
+  cdp.on('Network.requestWillBeSent', (e) => network.set(e.requestId, e.request.url));
+  cdp.on('Network.requestServedFromCache', (e) => fromCache.add(network.get(e.requestId) ?? ''));
+  cdp.on('Network.responseReceived', (e) => {
+    if (e.response.fromDiskCache) fromCache.add(e.response.url);
+  });
+  const drawn = back.waitForRequest((r) => r.url().endsWith('/api/whocomes/navigation?drawn'), { timeout: 30_000 });
+  await back.goto(`${cached}/about`);
+  await hydrated(back);
+  await drawn;
+  const cachedFiles = [...fromCache].filter((url) => url.includes('/pkg/'));
+  console.log(`return with a long-lived cache: ${cachedFiles.length} of the page's files taken from the browser's cache`);
+  expect(cachedFiles.length).toBeGreaterThan(0);
+  await context.close();
+  const after = today(await settled(request, cached, [cached]));
+  expect(after).toEqual({ ...before, people: before.people + 2 });
+});
