@@ -263,7 +263,7 @@ mod tests {
         let Command::Explain(args) = cli.into_command() else {
             panic!("expected explain")
         };
-        let error = format!("{:#}", args.counting.rules().err().expect("refused"));
+        let error = format!("{:#}", args.counting.rules().expect_err("refused"));
         assert!(error.contains("line 3: 'not-a-range'"), "{error}");
     }
 

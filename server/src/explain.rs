@@ -364,7 +364,12 @@ mod tests {
         assert_eq!(lines[1]["line"], 3);
         assert_eq!(lines[1]["as"], "page");
         assert_eq!(lines[1]["kind"], "bot");
-        assert_eq!(lines[1]["reason"], "bot: user agent matches 'bot'");
+        // Googlebot's name from an address Google does not publish.
+        assert_eq!(
+            lines[1]["reason"],
+            "bot: claims to be googlebot's crawler from outside googlebot's published ranges"
+        );
+        assert_eq!(lines[1]["bot_class"], "scanner");
         assert_eq!(lines[1]["hit"]["network"], "203.0.113.x");
 
         assert_eq!(lines[2]["line"], 4);

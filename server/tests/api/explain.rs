@@ -38,7 +38,7 @@ fn explains_tokens_kinds_and_sources_with_the_given_key() {
         // Expected token from Python's hmac (see activity/tests/token_vectors.rs).
         format!(r#"{{"at":"2026-11-29T23:59:59.999Z","peer":"203.0.113.7:443","target":"/resume?ref=LinkedIn-Post&utm_medium=x","headers":{{"user-agent":"{BROWSER}","sec-fetch-dest":"document","referer":"https://www.linkedin.com/feed/"}}}}"#),
         // A spoofed X-Forwarded-For without trusted proxies is not believed.
-        format!(r#"{{"at":"2026-11-29T08:00:00Z","peer":"203.0.113.7","target":"/wp-login.php","headers":{{"user-agent":"{BROWSER}","x-forwarded-for":"198.51.100.99"}}}}"#),
+        format!(r#"{{"at":"2026-11-29T08:00:00Z","peer":"203.0.113.7","target":"/wp-login.php","status":404,"headers":{{"user-agent":"{BROWSER}","x-forwarded-for":"198.51.100.99"}}}}"#),
         r#"{"at":"2026-11-29T08:00:00Z","peer":"203.0.113.7","method":"OPTIONS","target":"/api/inventory"}"#.to_owned(),
         "garbage".to_owned(),
     ]
@@ -65,7 +65,10 @@ fn explains_tokens_kinds_and_sources_with_the_given_key() {
     assert_eq!(page["hit"]["store"], "sqlite");
 
     let probe = &lines[1];
-    assert_eq!(probe["reason"], "bot: probe path /wp-login.php");
+    assert_eq!(
+        probe["reason"],
+        "bot: asked for /wp-login.php, which this site does not have (answered 404)"
+    );
     assert_eq!(probe["hit"]["network"], "203.0.113.x");
     assert_eq!(probe["hit"]["source"], serde_json::Value::Null);
     // A browser's agent asking for a probe path: a scanner, and why.
@@ -109,7 +112,7 @@ fn trusted_proxies_and_store_names_are_applied() {
     assert_eq!(hit["visitor"], "427b10c93306f017ebfd47ee393e3944");
     assert_eq!(hit["store"], "eu-1");
 
-    let crawler = r#"{"peer":"203.0.113.7","target":"/","headers":{"user-agent":"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"}}"#;
+    let crawler = r#"{"peer":"4.151.71.177","target":"/","headers":{"user-agent":"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"}}"#;
     let (lines, _, _) = explain(&["--key", "k"], crawler);
     assert_eq!(lines[0]["bot_class"], "ai-crawler");
     assert_eq!(lines[0]["bot_class_why"], "its agent says \"gptbot\"");

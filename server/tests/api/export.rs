@@ -56,9 +56,35 @@ async fn exports_hours_and_visitors_as_json_and_csv() {
     let lines: Vec<&str> = csv.lines().filter(|l| !l.is_empty()).collect();
     assert_eq!(
         lines[0],
-        "store,day,visitor,network,first_seen,last_seen,requests,bots,self_reads,evidence,bot_classes,top_paths,sources"
+        "store,day,visitor,network,first_seen,last_seen,requests,bots,self_reads,kind,signs,bot_classes,top_paths,sources"
     );
     assert_eq!(lines.len(), 3, "a header and two visitor-days:\n{csv}");
+    // Each row says its kind and the signs that decided it: the reader
+    // fetched no file here (a bot by the browser evidence), the prober asked for a secret.
+    let reader = lines
+        .iter()
+        .find(|l| l.contains("203.0.113.x"))
+        .expect("the reader");
+    assert!(
+        reader.contains(",bot,\"no browser's sign (no file of the page, no call from its script)\","),
+        "{reader}"
+    );
+    let prober = lines
+        .iter()
+        .find(|l| l.contains("198.51.100.x"))
+        .expect("the prober");
+    assert!(
+        prober.contains(",bot,every request a bot's or the site's own,scanner,"),
+        "{prober}"
+    );
+    let (json, stderr, ok) = export(&["visitors", &data, "--since=2000-01-01"]);
+    assert!(ok, "{stderr}");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&json).expect("a JSON array");
+    assert!(
+        rows.iter()
+            .all(|row| row["kind"] == "bot" && row["signs"].is_array()),
+        "{json}"
+    );
     assert!(csv.contains("203.0.113.x") && csv.contains("198.51.100.x"));
     assert!(
         !csv.contains("203.0.113.7") && !csv.contains("ref=cv"),
