@@ -92,8 +92,8 @@ for (const target of targets) {
       await expect(visit).toHaveURL(/\/about$/);
       await context.close();
 
-      // A crawler by its agent, a scanner by its probe path, the site reading itself.
-      expect((await from(request, base, '/about', `203.0.113.${target.net}`, 'Mozilla/5.0 (compatible; Googlebot/2.1)')).ok()).toBe(true);
+      // A crawler by its agent (from Google's published addresses), a scanner by its probe path, the site reading itself.
+      expect((await from(request, base, '/about', `66.249.66.${target.net}`, 'Mozilla/5.0 (compatible; Googlebot/2.1)')).ok()).toBe(true);
       await from(request, base, '/wp-login.php', `203.0.113.${target.net + 1}`, CHROME);
       expect((await from(request, base, '/', `192.0.2.${target.net}`, 'curl/8.5 whocomes-SelfRead')).ok()).toBe(true);
 

@@ -121,6 +121,15 @@ pub const CRAWLERS: [(&str, u32); 12] = [
     ("python-requests/2.32.3", 4),
 ];
 
+/// Where the crawlers whose operators publish their address ranges come
+/// from: a word of the agent, a /24 inside the operator's ranges, and the
+/// first host number to use (ten from there are inside too).
+pub const CRAWLER_HOMES: [(&str, &str, u32); 3] = [
+    ("Googlebot/", "66.249.66", 1),
+    ("bingbot/", "157.55.39", 1),
+    ("GPTBot/", "4.151.71", 177),
+];
+
 /// LinkedIn fetching a shared link's preview.
 pub const LINKEDIN_PREVIEWS: &str =
     "LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)";

@@ -66,7 +66,8 @@ async fn exports_hours_and_visitors_as_json_and_csv() {
         .find(|l| l.contains("203.0.113.x"))
         .expect("the reader");
     assert!(
-        reader.contains(",bot,\"no browser's sign (no file of the page, no call from its script)\","),
+        reader
+            .contains(",bot,\"no browser's sign (no file of the page, no call from its script)\","),
         "{reader}"
     );
     let prober = lines
