@@ -294,7 +294,14 @@ pub fn shows_files(method: &str, counted: &Counted) -> bool {
 /// Whether a file request is for one of the page's scripts (`.js`, `.mjs`,
 /// `.wasm`): what runs the page's own calls to the site.
 pub fn is_script(path: &str) -> bool {
-    extension(path).is_some_and(|ext| matches!(ext.as_str(), "js" | "mjs" | "wasm"))
+    // On every file request: compared in place, without a lowercased copy.
+    let last = path.rsplit('/').next().unwrap_or_default();
+    last.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && ["js", "mjs", "wasm"]
+                .iter()
+                .any(|s| ext.eq_ignore_ascii_case(s))
+    })
 }
 
 /// Whether the browser marks a request as made by a page's code rather

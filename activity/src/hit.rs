@@ -167,9 +167,9 @@ impl Decision {
             self.shows_files &= !absent;
             self.shows_scripts &= !absent;
         }
-        let reason = self.reason.clone();
-        if let (Some(hit), Some(reason)) = (self.hit.as_mut(), reason) {
-            hit.kind = reason.kind();
+        let kind = self.reason.as_ref().map(KindReason::kind);
+        if let (Some(hit), Some(kind)) = (self.hit.as_mut(), kind) {
+            hit.kind = kind;
             if absent {
                 hit.bot_class = Some(BotClass::Scanner);
             }

@@ -42,12 +42,8 @@ pub fn report_navigations() {
 /// second, for at most ten minutes).
 #[cfg(feature = "hydrate")]
 fn report_if_fetched_ahead(target: String) {
-    use js_sys::Reflect;
     let Some(window) = web_sys::window() else {
         return;
-    };
-    let get = |object: &js_sys::wasm_bindgen::JsValue, key: &str| {
-        Reflect::get(object, &key.into()).unwrap_or(js_sys::wasm_bindgen::JsValue::UNDEFINED)
     };
     let document = get(&window, "document");
     let prerendering = move || get(&document, "prerendering").as_bool() == Some(true);
@@ -73,14 +69,8 @@ fn report_if_fetched_ahead(target: String) {
         handle.set(interval.ok());
         return;
     }
-    let performance = get(&window, "performance");
-    let entries = get(&performance, "getEntriesByType")
-        .dyn_into::<js_sys::Function>()
-        .ok()
-        .and_then(|by_type| by_type.call1(&performance, &"navigation".into()).ok())
-        .map(|value| js_sys::Array::from(&value));
-    let Some(entry) =
-        entries.and_then(|entries| entries.get(0).is_object().then(|| entries.get(0)))
+    let Some(entry) = performance_entries(&window, "navigation")
+        .and_then(|entries| entries.get(0).is_object().then(|| entries.get(0)))
     else {
         return;
     };
@@ -105,20 +95,10 @@ fn report_if_fetched_ahead(_target: String) {}
 /// (304) reached the server and is not reported.
 #[cfg(feature = "hydrate")]
 fn report_if_drawn_from_cache() {
-    use js_sys::Reflect;
     let Some(window) = web_sys::window() else {
         return;
     };
-    let get = |object: &js_sys::wasm_bindgen::JsValue, key: &str| {
-        Reflect::get(object, &key.into()).unwrap_or(js_sys::wasm_bindgen::JsValue::UNDEFINED)
-    };
-    let performance = get(&window, "performance");
-    let entries = get(&performance, "getEntriesByType")
-        .dyn_into::<js_sys::Function>()
-        .ok()
-        .and_then(|by_type| by_type.call1(&performance, &"resource".into()).ok())
-        .map(|value| js_sys::Array::from(&value));
-    let cached = entries.is_some_and(|entries| {
+    let cached = performance_entries(&window, "resource").is_some_and(|entries| {
         entries.iter().any(|entry| {
             let own = get(&entry, "name")
                 .as_string()
@@ -135,6 +115,24 @@ fn report_if_drawn_from_cache() {
 
 #[cfg(not(feature = "hydrate"))]
 fn report_if_drawn_from_cache() {}
+
+/// A property of a JavaScript object, `undefined` when it has none (read
+/// by name, so that browsers without it are not a link error).
+#[cfg(feature = "hydrate")]
+fn get(object: &js_sys::wasm_bindgen::JsValue, key: &str) -> js_sys::wasm_bindgen::JsValue {
+    js_sys::Reflect::get(object, &key.into()).unwrap_or(js_sys::wasm_bindgen::JsValue::UNDEFINED)
+}
+
+/// `performance.getEntriesByType(kind)`, where the browser has it.
+#[cfg(feature = "hydrate")]
+fn performance_entries(window: &web_sys::Window, kind: &str) -> Option<js_sys::Array> {
+    let performance = get(window, "performance");
+    get(&performance, "getEntriesByType")
+        .dyn_into::<js_sys::Function>()
+        .ok()
+        .and_then(|by_type| by_type.call1(&performance, &kind.into()).ok())
+        .map(|value| js_sys::Array::from(&value))
+}
 
 #[cfg(feature = "hydrate")]
 use js_sys::wasm_bindgen::JsCast;

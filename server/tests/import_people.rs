@@ -99,7 +99,7 @@ fn php_site() -> Log {
         }
         log.line(who, at + 1, "POST /log.php", 200);
     });
-    scanners(&mut log, "198.51.100", 404);
+    scanners(&mut log, "198.51.100", &probes(404));
     log
 }
 
@@ -124,15 +124,16 @@ fn wordpress_site() -> Log {
     });
     // Its scanners: the login page exists here (200), so only their
     // behaviour tells them: no file, a POST at once, xmlrpc.
-    for n in 1..=READERS {
-        let (ip, agent) = reader("198.51.100", n);
-        let who = Client { ip: &ip, agent };
-        let at = 20_000 + i64::from(n) * 60;
-        log.line(who, at, "GET /wp-login.php", 200);
-        log.line(who, at + 1, "POST /wp-login.php", 200);
-        log.line(who, at + 2, "POST /xmlrpc.php", 200);
-        log.line(who, at + 3, "GET /wp-config.php.bak", 200);
-    }
+    scanners(
+        &mut log,
+        "198.51.100",
+        &[
+            ("GET /wp-login.php", 200),
+            ("POST /wp-login.php", 200),
+            ("POST /xmlrpc.php", 200),
+            ("GET /wp-config.php.bak", 200),
+        ],
+    );
     log
 }
 
@@ -151,23 +152,32 @@ fn single_page_app() -> Log {
         log.line(who, at, "GET /api/me", 200);
         log.line(who, at + 1, "POST /api/events", 204);
     });
-    scanners(&mut log, "198.51.100", 200);
+    scanners(&mut log, "198.51.100", &probes(200));
     log
 }
 
-/// Scanners with browser agents, each asking for a few things a site of
-/// this kind may not have, answered `status` (404: it has not; 200: a
-/// catch-all route answers everything).
-fn scanners(log: &mut Log, net: &str, status: u16) {
+/// Scanners with browser agents, each making `requests` (with the site's
+/// answers), a second apart.
+fn scanners(log: &mut Log, net: &str, requests: &[(&str, u16)]) {
     for n in 1..=READERS {
         let (ip, agent) = reader(net, n);
         let who = Client { ip: &ip, agent };
-        let at = 20_000 + i64::from(n) * 60;
-        log.line(who, at, "GET /wp-login.php", status);
-        log.line(who, at + 1, "GET /admin.php", status);
-        log.line(who, at + 2, "GET /cgi-bin/luci", status);
-        log.line(who, at + 3, "GET /.env", status);
+        let start = 20_000 + i64::from(n) * 60;
+        for (at, (request, status)) in (start..).zip(requests) {
+            log.line(who, at, request, *status);
+        }
     }
+}
+
+/// Probes for things a site of this kind may not have, all answered
+/// `status` (404: it has not; 200: a catch-all route answers everything).
+fn probes(status: u16) -> [(&'static str, u16); 4] {
+    [
+        ("GET /wp-login.php", status),
+        ("GET /admin.php", status),
+        ("GET /cgi-bin/luci", status),
+        ("GET /.env", status),
+    ]
 }
 
 /// Returning readers whose browser revalidates the cached files (304).

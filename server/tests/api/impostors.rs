@@ -16,13 +16,25 @@ use crate::helpers::{TestApp, spawn_app_with};
 
 const CHROME: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 
-/// A request from `client` through the trusted proxy, with a browser's headers.
+/// A request from `client` through the trusted proxy, with a browser's
+/// headers: a navigation (a link, a form) or a file of the page.
 async fn browser_request(app: &TestApp, method: Method, path: &str, client: &str) -> u16 {
     let dest = if path.starts_with("/pkg/") || path.ends_with(".ico") {
         "style"
     } else {
         "document"
     };
+    fetched(app, method, path, client, (dest, "navigate")).await
+}
+
+/// The same, with the fetch metadata (`Sec-Fetch-Dest`, `Sec-Fetch-Mode`) given.
+async fn fetched(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    client: &str,
+    (dest, mode): (&str, &str),
+) -> u16 {
     app.client
         .request(method, app.url(path))
         .header("x-forwarded-for", client)
@@ -30,7 +42,7 @@ async fn browser_request(app: &TestApp, method: Method, path: &str, client: &str
         .header("accept", "text/html,application/xhtml+xml,*/*;q=0.8")
         .header("accept-language", "en-GB,en;q=0.9")
         .header("sec-fetch-dest", dest)
-        .header("sec-fetch-mode", "navigate")
+        .header("sec-fetch-mode", mode)
         .send()
         .await
         .expect("the server answers")
@@ -164,22 +176,10 @@ async fn scripted_impostors_are_scanners_and_browsers_stay_people() {
     );
 }
 
-/// A request through the trusted proxy from `client` with a browser's
-/// agent and the fetch metadata a page's script sends (`fetch()`).
+/// A page's script calling the site (`fetch()`): `Sec-Fetch-Mode: cors`,
+/// `Sec-Fetch-Dest: empty`.
 async fn script_request(app: &TestApp, method: Method, path: &str, client: &str) -> u16 {
-    app.client
-        .request(method, app.url(path))
-        .header("x-forwarded-for", client)
-        .header("user-agent", CHROME)
-        .header("accept", "*/*")
-        .header("sec-fetch-dest", "empty")
-        .header("sec-fetch-mode", "cors")
-        .header("sec-fetch-site", "same-origin")
-        .send()
-        .await
-        .expect("the server answers")
-        .status()
-        .as_u16()
+    fetched(app, method, path, client, ("empty", "cors")).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
