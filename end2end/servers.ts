@@ -4,6 +4,9 @@ export const port = Number(process.env.E2E_PORT ?? 3100);
 export const adminPassword = 'e2e admin passphrase';
 /** The Admin tab's servers: one on SQLite (it also reads the PostgreSQL
  * store), one on PostgreSQL; both trust loopback as their proxy. */
-export const adminPorts = { sqlite: port + 1, postgres: port + 2, cached: port + 3 };
+export const adminPorts = { sqlite: port + 1, postgres: port + 2, cached: port + 4 };
+/** The server first-run.spec starts and stops itself. Every port of the
+ * e2e is named here, so that no two servers are given the same one. */
+export const firstRunPort = port + 3;
 /** Whether the PostgreSQL server runs (scripts/test makes its database). */
 export const withPostgres = !!process.env.E2E_DATABASE_URL;

@@ -13,18 +13,18 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 
 import { drawnAtCardWidth, hydrated } from '../pages';
-import { port } from '../servers';
+import { firstRunPort } from '../servers';
 import { settled } from '../settled';
 
 const binary = process.env.WHOCOMES_BIN ?? '../target/debug/whocomes';
 const siteRoot = process.env.WHOCOMES_SITE_ROOT ?? '../target/site';
-const base = `http://127.0.0.1:${port + 3}`;
+const base = `http://127.0.0.1:${firstRunPort}`;
 
 /** Starts the real binary on the first-run port and waits until it serves. */
 async function serve(dataDir: string, extra: string[]): Promise<ChildProcess> {
   const child = spawn(
     binary,
-    ['serve', '--addr', `127.0.0.1:${port + 3}`, '--site-root', siteRoot, '--data-dir', dataDir, '--flush-ms', '100', ...extra],
+    ['serve', '--addr', `127.0.0.1:${firstRunPort}`, '--site-root', siteRoot, '--data-dir', dataDir, '--flush-ms', '100', ...extra],
     { env: { ...process.env, WHOCOMES_LOG: 'warn' }, stdio: ['ignore', 'inherit', 'inherit'] },
   );
   // A cold debug build compresses the site's files at start: allow two minutes.
