@@ -287,7 +287,8 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         old_scanners,
         vec![crate::report::BotCount {
             requests: 1,
-            visitor_days: 1
+            visitor_days: 1,
+            verified: 0,
         }],
         "bot classes kept for expired days"
     );
@@ -439,6 +440,13 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
             summaries.iter().all(|s| first <= s.day && s.day <= last),
             "only the days asked for"
         );
+        // The sample days hold crawlers verified by their address.
+        let verified: u64 = summaries
+            .iter()
+            .flat_map(|s| s.bots.values())
+            .map(|count| count.verified)
+            .sum();
+        assert!(verified > 0, "verified crawlers are counted by class");
     }
     let summaries = store
         .day_summaries(old_day, today, &steps)
@@ -466,7 +474,8 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
         scanners,
         Some(crate::report::BotCount {
             requests: 3,
-            visitor_days: 2
+            visitor_days: 2,
+            verified: 0,
         }),
         "two probes and the disguised page load, two visitor-days"
     );

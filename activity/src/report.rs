@@ -55,12 +55,17 @@ pub struct BotCount {
     /// Visitor-days of scanners and crawlers that showed it (one
     /// visitor-day can show several classes).
     pub visitor_days: u64,
+    /// Of those, claimed crawlers verified by their address (SPEC §3),
+    /// counted while their visitor-day rows are kept.
+    #[serde(default)]
+    pub verified: u64,
 }
 
 impl std::ops::AddAssign for BotCount {
     fn add_assign(&mut self, more: Self) {
         self.requests += more.requests;
         self.visitor_days += more.visitor_days;
+        self.verified += more.verified;
     }
 }
 
@@ -215,8 +220,11 @@ pub fn daily_kinds(visitors: &[MergedVisitor]) -> BTreeMap<NaiveDate, KindCounts
 pub fn class_visitor_days(visitors: &[MergedVisitor]) -> BTreeMap<BotClass, BotCount> {
     let mut classes: BTreeMap<BotClass, BotCount> = BTreeMap::new();
     for visitor in visitors {
+        let verified = u64::from(visitor.evidence.has(Evidence::VERIFIED));
         for class in visitor.classes().iter() {
-            classes.entry(class).or_default().visitor_days += 1;
+            let count = classes.entry(class).or_default();
+            count.visitor_days += 1;
+            count.verified += verified;
         }
         if visitor.disguised() {
             classes.entry(BotClass::Scanner).or_default().requests +=

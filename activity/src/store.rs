@@ -497,6 +497,11 @@ impl ActivityStore for MemoryStore {
                 row.evidence,
             ));
             for (class, count) in crate::report::class_visitor_days(&merge_visitors([row])) {
+                // Verified crawlers are counted while their rows are kept.
+                let count = BotCount {
+                    verified: 0,
+                    ..count
+                };
                 *classes.entry((row.day, class)).or_default() += count;
             }
         }

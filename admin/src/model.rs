@@ -121,6 +121,9 @@ pub struct BotRow {
     pub requests: u64,
     /// Visitor-days of scanners and crawlers that showed it.
     pub visitor_days: u64,
+    /// Of those, claimed crawlers verified by their address.
+    #[serde(default)]
+    pub verified: u64,
 }
 
 /// What a store says about itself.

@@ -87,6 +87,7 @@ fn bot_rows(bots: &BTreeMap<BotClass, BotCount>) -> Vec<BotRow> {
                 label: class.label().to_owned(),
                 requests: count.requests,
                 visitor_days: count.visitor_days,
+                verified: count.verified,
             }
         })
         .collect()

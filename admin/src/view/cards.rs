@@ -218,6 +218,7 @@ fn BotsCard(rows: Vec<crate::model::BotRow>) -> impl IntoView {
                     <th scope="row">{row.label}</th>
                     <td>{row.requests}</td>
                     <td>{row.visitor_days}</td>
+                    <td data-verified="">{row.verified}</td>
                 </tr>
             }
         })
@@ -229,12 +230,14 @@ fn BotsCard(rows: Vec<crate::model::BotRow>) -> impl IntoView {
                 "Scanners and crawlers by class, from their agent or from what they did: a probe \
                  for files a site like this never has, or a browser's agent that never fetched a \
                  page's files, counts as a scanner. One visitor-day can show several classes. \
+                 A crawler that claims an operator who publishes its addresses (Googlebot, bingbot, \
+                 GPTBot, …) is verified against them: from elsewhere it is a scanner. \
                  No agent text is kept."
             </p>
             <table>
                 <thead><tr>
                     <th scope="col">"Class"</th><th scope="col">"Requests"</th>
-                    <th scope="col">"Visitor-days"</th>
+                    <th scope="col">"Visitor-days"</th><th scope="col">"Verified by address"</th>
                 </tr></thead>
                 <tbody>{rows}</tbody>
             </table>

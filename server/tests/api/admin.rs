@@ -401,10 +401,21 @@ async fn which_bots_came_by_class() {
         "every class is listed"
     );
     assert_eq!(overview["bots"].as_array().map(Vec::len), Some(10));
+    // Googlebot and GPTBot came from their operators' published addresses.
+    let verified = |class: &str| {
+        overview["bots"]
+            .as_array()
+            .and_then(|rows| rows.iter().find(|row| row["class"] == class))
+            .and_then(|row| row["verified"].as_u64())
+    };
+    assert_eq!(verified("search-engine"), Some(1));
+    assert_eq!(verified("ai-crawler"), Some(1));
+    assert_eq!(verified("scanner"), Some(0));
     let page = get_with(&app, "/admin", None)
         .await
         .text()
         .await
         .expect("a page");
     assert!(page.contains("Which bots") && page.contains("data-bot-class=\"ai-crawler\""));
+    assert!(page.contains("Verified by address"), "the card's column");
 }

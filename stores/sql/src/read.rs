@@ -276,6 +276,7 @@ pub(crate) async fn bot_days_since<E: Engine>(
                 BotCount {
                     requests: count(E::int(row, "requests")?),
                     visitor_days: count(E::int(row, "visitor_days")?),
+                    verified: 0,
                 },
             ))
         })

@@ -176,24 +176,27 @@ async fn bot_classes<E: Engine>(
     (first, last): (NaiveDate, NaiveDate),
     sums: &mut DaySums,
 ) -> Result<(), StoreError> {
-    let kept = "SELECT day, class, requests, visitor_days FROM day_bots \
-                WHERE store = $1 AND day BETWEEN $2 AND $3";
+    // Verified crawlers are counted while their visitor-day rows are kept.
+    let kept = "SELECT day, class, requests, visitor_days, CAST(0 AS BIGINT) AS verified \
+                FROM day_bots WHERE store = $1 AND day BETWEEN $2 AND $3";
     let c = E::pairs(4, "c");
     let live = format!(
         "SELECT day, {name} AS class, CAST(0 AS BIGINT) AS requests, \
-                CAST(COUNT(*) AS BIGINT) AS visitor_days \
+                CAST(COUNT(*) AS BIGINT) AS visitor_days, \
+                CAST(SUM(CASE WHEN (evidence & {verified}) <> 0 THEN 1 ELSE 0 END) AS BIGINT) AS verified \
          FROM visitor_days JOIN {pairs} ON ({classes} & {bit}) <> 0 \
          WHERE store = $1 AND day BETWEEN $2 AND $3 AND {bots} GROUP BY day, {name} \
          UNION ALL \
          SELECT day, 'scanner' AS class, CAST(SUM(requests - bots - self_reads) AS BIGINT) AS requests, \
-                CAST(0 AS BIGINT) AS visitor_days \
+                CAST(0 AS BIGINT) AS visitor_days, CAST(0 AS BIGINT) AS verified \
          FROM visitor_days WHERE store = $1 AND day BETWEEN $2 AND $3 AND {disguised} GROUP BY day",
         pairs = c.table,
         name = c.name,
         bit = c.bit,
         classes = kind_sql::classes(""),
         bots = kind_sql::bots(""),
-        disguised = kind_sql::disguised("")
+        disguised = kind_sql::disguised(""),
+        verified = activity::evidence::Evidence::VERIFIED.0,
     );
     let mut rows = between::<E>(pool, days::<E>(kept, store, first, last)).await?;
     let query = E::bind_pairs(days::<E>(&live, store, first, last), class_bits());
@@ -202,6 +205,7 @@ async fn bot_classes<E: Engine>(
         let count = BotCount {
             requests: count(E::int(&row, "requests")?),
             visitor_days: count(E::int(&row, "visitor_days")?),
+            verified: count(E::int(&row, "verified")?),
         };
         *sums
             .day(E::day(&row, "day")?)
