@@ -58,6 +58,23 @@ pub struct LogRequest<'a> {
     pub protocol: Cow<'a, str>,
 }
 
+impl LogRequest<'_> {
+    /// The request as the rules see it: what a log holds (no `Accept`,
+    /// no fetch metadata, no forwarding headers: the logged address is the
+    /// client's), and the answer's status.
+    pub fn view(&self) -> crate::RequestView<'_> {
+        crate::RequestView {
+            method: &self.method,
+            target: &self.target,
+            user_agent: self.user_agent.as_deref(),
+            referer: self.referer.as_deref(),
+            protocol: Some(&self.protocol),
+            status: Some(self.status),
+            ..crate::RequestView::default()
+        }
+    }
+}
+
 /// Why a line is not a request. The words never hold the line's bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, thiserror::Error)]
 pub enum LineError {

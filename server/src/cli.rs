@@ -82,6 +82,11 @@ pub struct CompressSiteArgs {
 /// How to explain requests: the same counting flags as `serve`.
 #[derive(Clone, Debug, Args)]
 pub struct ExplainArgs {
+    /// What stdin holds: `json` (one request a line, the default), or
+    /// access-log lines in the `combined` or `common` format.
+    #[arg(long, default_value = "json")]
+    pub format: crate::explain::InputFormat,
+
     #[command(flatten)]
     pub counting: CountingArgs,
 

@@ -14,6 +14,10 @@
 //! never echoes the line's content, and never stops the run. Lines are
 //! read in order, as the writer would see them, so a form posted within
 //! two seconds of its page, or a rate no reader keeps, shows as it would.
+//!
+//! `--format combined` (or `common`) reads access-log lines instead, as
+//! `whocomes import` reads them (the status decides whether `*.php` is a
+//! probe); a file's line then says which visitor-day it marks (`marks`).
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
@@ -21,6 +25,7 @@ use std::io::{BufRead, Write};
 use activity::address::parse_address;
 use activity::bot_class::{BotClass, BotClasses};
 use activity::evidence::{Evidence, Watch};
+use activity::logline::{self, LogFormat};
 use activity::{Counted, Counter, Hit, Kind, RequestView};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -76,6 +81,9 @@ struct Explained<'a> {
     /// What that does to its visitor-day.
     #[serde(skip_serializing_if = "Option::is_none")]
     evidence_note: Option<&'static str>,
+    /// The visitor-day (its token) a file of the page marks, when a key was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    marks: Option<String>,
     /// Why the hit's `visitor` is null, when no key was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     visitor_note: Option<&'a str>,
@@ -107,7 +115,7 @@ pub struct Summary {
 pub fn explain(
     input: impl BufRead,
     mut output: impl Write,
-    counter: &Counter,
+    (counter, format): (&Counter, InputFormat),
     now: DateTime<Utc>,
     no_token: Option<&str>,
 ) -> std::io::Result<Summary> {
@@ -121,33 +129,75 @@ pub fn explain(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let written =
-            match explain_line(&line, number, (counter, classes, &mut watch), now, no_token) {
-                Ok(json) => {
-                    summary.explained += 1;
-                    json
-                }
-                Err(error) => {
-                    summary.malformed += 1;
-                    serde_json::to_string(&Malformed {
-                        line: number,
-                        error,
-                    })?
-                }
-            };
+        let context = Context {
+            counter,
+            classes,
+            watch: &mut watch,
+            now,
+            no_token,
+        };
+        let read = match format {
+            InputFormat::Json => explain_json(&line, number, context),
+            InputFormat::Log(format) => logline::parse(&line, format)
+                .map_err(|error| error.to_string())
+                .and_then(|request| {
+                    context.decide(number, &request.view(), request.peer, request.at)
+                }),
+        };
+        let written = match read {
+            Ok(json) => {
+                summary.explained += 1;
+                json
+            }
+            Err(error) => {
+                summary.malformed += 1;
+                serde_json::to_string(&Malformed {
+                    line: number,
+                    error,
+                })?
+            }
+        };
         writeln!(output, "{written}")?;
     }
     output.flush()?;
     Ok(summary)
 }
 
-fn explain_line(
-    line: &[u8],
-    number: usize,
-    (counter, classes, watch): (&Counter, &BotClasses, &mut Watch),
+/// What `explain` reads: JSON requests, or access-log lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFormat {
+    /// One JSON request a line (the module's docs).
+    Json,
+    /// Access-log lines, read as `whocomes import` reads them.
+    Log(LogFormat),
+}
+
+impl std::str::FromStr for InputFormat {
+    type Err = String;
+
+    /// `json`, `combined` or `common`.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "json" => Ok(Self::Json),
+            "combined" => Ok(Self::Log(LogFormat::Combined)),
+            "common" => Ok(Self::Log(LogFormat::Common)),
+            _ => Err(format!(
+                "'{text}' is not an input format: use json, combined or common"
+            )),
+        }
+    }
+}
+
+/// What explaining one line needs besides the line.
+struct Context<'a> {
+    counter: &'a Counter,
+    classes: &'a BotClasses,
+    watch: &'a mut Watch,
     now: DateTime<Utc>,
-    no_token: Option<&str>,
-) -> Result<String, String> {
+    no_token: Option<&'a str>,
+}
+
+fn explain_json(line: &[u8], number: usize, context: Context<'_>) -> Result<String, String> {
     let input: Input = serde_json::from_slice(line).map_err(|error| describe(&error))?;
     let peer = parse_address(&input.peer)
         .ok_or_else(|| "\"peer\" is not an address (ip or ip:port)".to_owned())?;
@@ -179,43 +229,72 @@ fn explain_line(
         protocol: input.protocol.as_deref(),
         sec_purpose: one("sec-purpose").or_else(|| one("purpose")),
     };
-    let at = input.at.unwrap_or(now);
-    let mut decision = counter.count(&request, Some(peer), at);
-    if decision.shows_scripts {
-        watch.scripts(&counter.files_mark(&request, Some(peer), at));
-    } else if decision.shows_files {
-        watch.files(&counter.files_mark(&request, Some(peer), at));
+    let at = input.at.unwrap_or(context.now);
+    context.decide(number, &request, peer, at)
+}
+
+impl Context<'_> {
+    /// Decides one request, in line order, and writes the decision as JSON.
+    fn decide(
+        self,
+        number: usize,
+        request: &RequestView<'_>,
+        peer: std::net::IpAddr,
+        at: DateTime<Utc>,
+    ) -> Result<String, String> {
+        let Self {
+            counter,
+            classes,
+            watch,
+            no_token,
+            ..
+        } = self;
+        let mut decision = counter.count(request, Some(peer), at);
+        let mark = decision
+            .shows_files
+            .then(|| counter.files_mark(request, Some(peer), at));
+        if let Some(mark) = &mark {
+            if decision.shows_scripts {
+                watch.scripts(mark);
+            } else {
+                watch.files(mark);
+            }
+        }
+        if let Some(hit) = decision.hit.as_mut() {
+            hit.evidence |= watch.signs(hit.at.date_naive(), &hit.visitor, hit.at, hit.shape);
+        }
+        let (evidence, evidence_note) = evidence_of(&decision);
+        let counted_as = match decision.counted {
+            Counted::Not(_) => None,
+            Counted::Page => Some("page"),
+            Counted::Api => Some("api"),
+        };
+        let class = decision
+            .reason
+            .as_ref()
+            .and_then(|reason| classes.class_of(reason, request.user_agent));
+        let (bot_class, bot_class_why) =
+            class.map_or((None, None), |(class, why)| (Some(class), Some(why)));
+        let explained = Explained {
+            line: number,
+            counted: counted_as.is_some(),
+            counted_as,
+            reason: decision.why(),
+            kind: decision.kind(),
+            page_load: decision.page_load,
+            hit: decision.hit.as_ref().map(|hit| shown(hit, no_token)),
+            visitor_note: decision.hit.as_ref().and(no_token),
+            bot_class,
+            bot_class_why,
+            evidence,
+            evidence_note,
+            marks: mark
+                .filter(|_| no_token.is_none())
+                .map(|mark| mark.visitor.to_string()),
+        };
+        serde_json::to_string(&explained)
+            .map_err(|error| format!("cannot write the decision: {error}"))
     }
-    if let Some(hit) = decision.hit.as_mut() {
-        hit.evidence |= watch.signs(hit.at.date_naive(), &hit.visitor, hit.at, hit.shape);
-    }
-    let (evidence, evidence_note) = evidence_of(&decision);
-    let counted_as = match decision.counted {
-        Counted::Not(_) => None,
-        Counted::Page => Some("page"),
-        Counted::Api => Some("api"),
-    };
-    let class = decision
-        .reason
-        .as_ref()
-        .and_then(|reason| classes.class_of(reason, request.user_agent));
-    let (bot_class, bot_class_why) =
-        class.map_or((None, None), |(class, why)| (Some(class), Some(why)));
-    let explained = Explained {
-        line: number,
-        counted: counted_as.is_some(),
-        counted_as,
-        reason: decision.why(),
-        kind: decision.kind(),
-        page_load: decision.page_load,
-        hit: decision.hit.as_ref().map(|hit| shown(hit, no_token)),
-        visitor_note: decision.hit.as_ref().and(no_token),
-        bot_class,
-        bot_class_why,
-        evidence,
-        evidence_note,
-    };
-    serde_json::to_string(&explained).map_err(|error| format!("cannot write the decision: {error}"))
 }
 
 /// What a request showed, and what it does to its visitor-day (SPEC §3).
@@ -320,7 +399,14 @@ mod tests {
     fn run(input: &str) -> (Vec<serde_json::Value>, Summary) {
         let mut out = Vec::new();
         let now = "2026-11-29T12:00:00Z".parse().expect("a time");
-        let summary = explain(input.as_bytes(), &mut out, &counter(), now, None).expect("runs");
+        let summary = explain(
+            input.as_bytes(),
+            &mut out,
+            (&counter(), InputFormat::Json),
+            now,
+            None,
+        )
+        .expect("runs");
         let lines = String::from_utf8(out)
             .expect("UTF-8")
             .lines()

@@ -125,7 +125,7 @@ fn explain(args: server::cli::ExplainArgs) -> anyhow::Result<()> {
     let summary = server::explain::explain(
         std::io::stdin().lock(),
         std::io::stdout().lock(),
-        &counter,
+        (&counter, args.format),
         chrono::Utc::now(),
         no_token,
     )?;

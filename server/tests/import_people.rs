@@ -442,3 +442,84 @@ async fn a_claimed_crawler_is_verified_by_its_address() {
         assert_eq!(row.bots, row.requests);
     }
 }
+
+/// What `explain` says of one visitor-day, folded from its lines.
+#[derive(Default)]
+struct Explained {
+    requests: u64,
+    bots: u64,
+    self_reads: u64,
+    evidence: Evidence,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explain_on_a_log_agrees_with_what_the_import_stored() {
+    for (name, log) in [
+        ("PHP", php_site()),
+        ("WordPress", wordpress_site()),
+        ("single-page app", single_page_app()),
+        ("scripts posting at once", scripts_post_at_once()),
+    ] {
+        let (rows, _) = import(&log, &[]).await;
+        let argv = [
+            "whocomes",
+            "explain",
+            "--format",
+            "combined",
+            "--key",
+            "people-test-key",
+        ];
+        let Command::Explain(args) = Cli::try_parse_from(argv).expect("arguments").into_command()
+        else {
+            panic!("expected explain")
+        };
+        let keys = args.counting.explain_keys().expect("keys").expect("a key");
+        let counter = args
+            .counting
+            .counter(keys, args.store_name.or("sqlite").expect("a name"))
+            .expect("a counter");
+        let mut out = Vec::new();
+        let summary = server::explain::explain(
+            log.text.as_bytes(),
+            &mut out,
+            (&counter, args.format),
+            Utc::now(),
+            None,
+        )
+        .expect("explains");
+        assert_eq!(summary.malformed, 0, "{name}");
+        let mut days: std::collections::BTreeMap<String, Explained> = Default::default();
+        for line in String::from_utf8(out).expect("UTF-8").lines() {
+            let line: serde_json::Value = serde_json::from_str(line).expect("JSON");
+            if let Some(visitor) = line["marks"].as_str() {
+                days.entry(visitor.to_owned()).or_default().evidence |= Evidence::FILES;
+            }
+            let hit = &line["hit"];
+            let Some(visitor) = hit["visitor"].as_str() else {
+                continue;
+            };
+            let day = days.entry(visitor.to_owned()).or_default();
+            day.requests += 1;
+            day.bots += u64::from(hit["kind"] == "bot");
+            day.self_reads += u64::from(hit["kind"] == "self-read");
+            day.evidence |= Evidence(hit["evidence"].as_u64().expect("bits") as u8);
+        }
+        let hit_days = days.values().filter(|day| day.requests > 0).count();
+        assert_eq!(hit_days, rows.len(), "{name}: the visitor-days");
+        for row in &rows {
+            let day = days.get(&row.visitor.to_string()).expect("explained");
+            assert_eq!(
+                (day.requests, day.bots, day.self_reads),
+                (row.requests, row.bots, row.self_reads),
+                "{name}: {}",
+                row.network
+            );
+            assert_eq!(
+                visitor_kind(day.requests, day.bots, day.self_reads, day.evidence),
+                visitor_kind(row.requests, row.bots, row.self_reads, row.evidence),
+                "{name}: the kind of {}",
+                row.network
+            );
+        }
+    }
+}

@@ -19,9 +19,9 @@ use std::io::{self, BufRead};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use activity::Counter;
 use activity::recording::{HitFeed, start_feed};
 use activity::store::{ActivityStore, Imported};
-use activity::{Counter, RequestView};
 use anyhow::Context as _;
 use clap::Args;
 
@@ -256,21 +256,7 @@ impl Run<'_> {
 
     /// Counts one request exactly as the live layer would.
     async fn request(&mut self, request: &LogRequest<'_>) -> anyhow::Result<()> {
-        let view = RequestView {
-            method: &request.method,
-            target: &request.target,
-            user_agent: request.user_agent.as_deref(),
-            referer: request.referer.as_deref(),
-            accept: None,
-            sec_fetch_dest: None,
-            sec_fetch_mode: None,
-            status: Some(request.status),
-            host: None,
-            x_forwarded_for: Vec::new(),
-            forwarded: Vec::new(),
-            protocol: Some(&request.protocol),
-            sec_purpose: None,
-        };
+        let view = request.view();
         let decision = self.counter.count(&view, Some(request.peer), request.at);
         self.tally.decided(&decision, request.at.date_naive());
         if let Some(hit) = decision.hit {
