@@ -2,10 +2,12 @@
 //! requests showed, kept as a few bits on its visitor-day row and nothing
 //! else. A visitor-day whose requests look like a person's is counted as
 //! people only if it also shows a browser's evidence — it fetched one of the
-//! page's own files (a stylesheet, script, wasm, image, font, favicon) or
-//! reported a navigation inside the hydrated app — and no impostor's sign: an
-//! HTTP/1.0 request line, a form posted within [`INSTANT_POST`] of its page
-//! being fetched, or more than [`RATE_PAGES`] pages within [`RATE_WINDOW`].
+//! page's own files (a stylesheet, script, wasm, image, font, favicon), the
+//! hydrated app reported a navigation or a page drawn from its cache, or the
+//! page's script called the site (fetch metadata) — and no impostor's sign:
+//! an HTTP/1.0 request line, a form posted within [`INSTANT_POST`] of its
+//! page by a visitor that fetched none of the page's scripts, or more than
+//! [`RATE_PAGES`] pages within [`RATE_WINDOW`].
 //!
 //! The bits are facts about requests, never about a person: no time, path,
 //! header or agent text is kept for them. [`Watch`] is the writer's short
