@@ -45,6 +45,9 @@ pub enum RangesError {
     /// The file names no crawler at all.
     #[error("the file names no crawler ('crawler NAME WORD…' lines)")]
     Empty,
+    /// The agent words could not be compiled into a matcher.
+    #[error("cannot compile the crawlers' agent words: {0}")]
+    Words(String),
 }
 
 /// One operator's crawler: its name and address ranges.
@@ -138,7 +141,7 @@ impl Crawlers {
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
             .build(&words)
-            .map_err(|_| RangesError::Empty)?;
+            .map_err(|error| RangesError::Words(error.to_string()))?;
         Ok(Self {
             words,
             owner,
