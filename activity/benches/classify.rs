@@ -8,6 +8,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use whocomes_activity::address::TrustedProxies;
 use whocomes_activity::bots::BotPatterns;
+use whocomes_activity::classify::kind_of;
 use whocomes_activity::{Counter, RequestView, Rules, StoreName, VisitorKey};
 
 const CHROME: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
@@ -63,5 +64,28 @@ fn decision(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bots, decision);
+/// A claimed crawler checked against its operator's published ranges: only
+/// an agent that matched a bot word is looked up, so a browser's kind costs
+/// nothing more for it.
+fn claims(c: &mut Criterion) {
+    let rules = Rules::default();
+    let google = "66.249.66.1".parse().ok();
+    let elsewhere = "203.0.113.7".parse().ok();
+    let mut group = c.benchmark_group("kind of a request");
+    for (name, agent, client) in [
+        ("browser", CHROME, elsewhere),
+        ("googlebot from google", GOOGLEBOT, google),
+        ("googlebot from elsewhere", GOOGLEBOT, elsewhere),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| kind_of("/resume", black_box(Some(agent)), client, None, &rules))
+        });
+    }
+    group.bench_function("the ranges alone (googlebot from google)", |b| {
+        b.iter(|| rules.crawlers().check(black_box(GOOGLEBOT), google))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bots, decision, claims);
 criterion_main!(benches);

@@ -13,6 +13,7 @@ use chrono::NaiveDate;
 use tower::{Layer, Service, ServiceExt, service_fn};
 use whocomes_activity::address::TrustedProxies;
 use whocomes_activity::recording::{ActivityLayer, RecorderConfig, start, start_feed};
+use whocomes_activity::report::{VisitorKind, visitor_kind};
 use whocomes_activity::store::{ActivityStore, MemoryStore, Retention};
 use whocomes_activity::{Counter, Rules, StoreName, VisitorKey};
 
@@ -178,6 +179,39 @@ async fn the_sites_answer_decides_whether_software_is_a_probe() {
     assert_eq!(of("198.51.100.x"), Some((2, 2)), "the scanner");
     assert_eq!(of("192.0.2.x"), Some((1, 1)), "the secret");
     assert_eq!(of("192.0.3.x"), Some((1, 0)), "the dropped request");
+}
+
+#[tokio::test]
+async fn a_catch_all_site_still_catches_scanners_by_the_browser_evidence() {
+    let store = store();
+    let (layer, writer) = start(counter(), store.clone(), RecorderConfig::default());
+    // A single-page app: its catch-all route answers 200 to every path.
+    let everything = |_: &str| 200;
+    // Its reader: the shell, the app's script, a route.
+    for path in ["/", "/assets/index-3f9a.js", "/projects/12"] {
+        send_to(&layer, request(path, "203.0.113.7:1", BROWSER), everything).await;
+    }
+    // A scanner with the same agent: answered 200 for what the site lacks, no file.
+    for path in [
+        "/wp-login.php",
+        "/admin.php",
+        "/cgi-bin/luci",
+        "/xmlrpc.php",
+    ] {
+        send_to(&layer, request(path, "198.51.100.1:1", BROWSER), everything).await;
+    }
+    drop(layer);
+    writer.finish().await;
+    let day = NaiveDate::from_ymd_opt(2000, 1, 1).expect("a day");
+    let visitors = store.visitors_since(day).await.expect("reads");
+    let kind = |network: &str| {
+        visitors
+            .iter()
+            .find(|v| v.network.as_str() == network)
+            .map(|v| visitor_kind(v.requests, v.bots, v.self_reads, v.evidence))
+    };
+    assert_eq!(kind("203.0.113.x"), Some(VisitorKind::Person), "the reader");
+    assert_eq!(kind("198.51.100.x"), Some(VisitorKind::Bot), "the scanner");
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -380,28 +414,17 @@ async fn files_mark_their_visitor_day_once_and_write_nothing_of_their_own() {
     );
     let day = NaiveDate::from_ymd_opt(2000, 1, 1).expect("a day");
     let visitors = store.visitors_since(day).await.expect("reads");
-    let kinds: Vec<(String, whocomes_activity::report::VisitorKind)> = visitors
+    let kinds: Vec<(String, VisitorKind)> = visitors
         .iter()
         .map(|row| {
             (
                 row.network.to_string(),
-                whocomes_activity::report::visitor_kind(
-                    row.requests,
-                    row.bots,
-                    row.self_reads,
-                    row.evidence,
-                ),
+                visitor_kind(row.requests, row.bots, row.self_reads, row.evidence),
             )
         })
         .collect();
-    assert!(kinds.contains(&(
-        "203.0.113.x".to_owned(),
-        whocomes_activity::report::VisitorKind::Person
-    )));
-    assert!(kinds.contains(&(
-        "198.51.100.x".to_owned(),
-        whocomes_activity::report::VisitorKind::Bot
-    )));
+    assert!(kinds.contains(&("203.0.113.x".to_owned(), VisitorKind::Person)));
+    assert!(kinds.contains(&("198.51.100.x".to_owned(), VisitorKind::Bot)));
     // Folded into the batch with its row: no mark was left for the store.
     assert!(store.day_marks(day).await.expect("reads").is_empty());
 }

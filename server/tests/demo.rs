@@ -211,6 +211,16 @@ async fn the_history_has_three_kinds_a_rhythm_sources_a_funnel_and_ipv6() {
         }),
         "documentation addresses only"
     );
+    // Its crawlers are verified against the demo's own made-up ranges: none
+    // of them is taken for a scanner in disguise.
+    let verified = visitors
+        .iter()
+        .filter(|row| row.evidence.has(activity::evidence::Evidence::VERIFIED))
+        .count();
+    assert!(
+        verified > 0,
+        "the demo's Googlebot, bingbot and GPTBot are verified"
+    );
 
     // The site's own store holds nothing: the demo is apart.
     let own = open(data.path(), "sqlite").await;

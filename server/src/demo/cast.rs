@@ -121,14 +121,31 @@ pub const CRAWLERS: [(&str, u32); 12] = [
     ("python-requests/2.32.3", 4),
 ];
 
-/// Where the crawlers whose operators publish their address ranges come
-/// from: a word of the agent, a /24 inside the operator's ranges, and the
-/// first host number to use (ten from there are inside too).
-pub const CRAWLER_HOMES: [(&str, &str, u32); 3] = [
-    ("Googlebot/", "66.249.66", 1),
-    ("bingbot/", "157.55.39", 1),
-    ("GPTBot/", "4.151.71", 177),
-];
+/// The made-up address ranges the demo's crawlers are verified against
+/// (SPEC §3: a claimed crawler from outside its operator's ranges is a
+/// scanner). The demo's visitors all come from documentation addresses, so
+/// its Googlebot, bingbot and GPTBot are given the hosts of
+/// [`CRAWLER_NETWORK`] they come from (ten each, by their place in
+/// [`CRAWLERS`]), in the format of `--crawler-ranges`.
+pub fn crawler_ranges() -> String {
+    let mut text =
+        String::from("# Made up for the demo: its crawlers come from documentation addresses.\n");
+    for (name, word) in [
+        ("googlebot", "Googlebot"),
+        ("bing", "bingbot"),
+        ("openai", "GPTBot"),
+    ] {
+        let index = CRAWLERS
+            .iter()
+            .position(|(agent, _)| agent.contains(word))
+            .unwrap_or(0);
+        text.push_str(&format!("crawler {name} {word}\n"));
+        for host in 1 + index * 10..11 + index * 10 {
+            text.push_str(&format!("{CRAWLER_NETWORK}.{host}/32\n"));
+        }
+    }
+    text
+}
 
 /// LinkedIn fetching a shared link's preview.
 pub const LINKEDIN_PREVIEWS: &str =

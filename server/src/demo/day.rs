@@ -181,17 +181,7 @@ impl Log {
                 .unwrap_or(0)
                 * 10
             + self.rng.random_range(0..10);
-        // Crawlers whose operators publish their ranges come from them (a
-        // claim from elsewhere would be a scanner's: SPEC §3).
-        let address = match cast::CRAWLER_HOMES
-            .iter()
-            .find(|(word, _, _)| agent.contains(word))
-        {
-            Some((_, network, first)) => {
-                format!("{network}.{}", first + self.rng.random_range(0..10))
-            }
-            None => format!("{}.{host}", cast::CRAWLER_NETWORK),
-        };
+        let address = format!("{}.{host}", cast::CRAWLER_NETWORK);
         let client = Client {
             address: &address,
             agent,

@@ -88,6 +88,11 @@ pub async fn load(args: &DemoArgs, now: DateTime<Utc>) -> anyhow::Result<Loaded>
 
     let mut counting = args.counting.clone();
     counting.site_hosts.push(SITE_HOST.to_owned());
+    // The demo's made-up crawlers are verified against made-up ranges.
+    let ranges = seeds.join("crawler-ranges.txt");
+    std::fs::write(&ranges, cast::crawler_ranges())
+        .with_context(|| format!("cannot write {}", ranges.display()))?;
+    counting.crawler_ranges = Some(ranges);
     let mut store = args.store.clone();
     store.name = StoreNameArg { name: Some(name) };
     store.read_stores.clear();
