@@ -61,6 +61,13 @@ impl ActivityStore for Discard {
     async fn record(&self, _batch: &Batch) -> Result<(), StoreError> {
         Ok(())
     }
+    async fn paths_in_hour(
+        &self,
+        _hour: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Vec<String>, StoreError> {
+        Ok(Vec::new())
+    }
+
     async fn hours_since(
         &self,
         _since: chrono::DateTime<chrono::Utc>,

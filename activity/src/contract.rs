@@ -195,6 +195,21 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         later.iter().all(|row| row.hour >= noon(today, 0)),
         "hours_since filters"
     );
+    let hour = noon(today, 0);
+    let mut paths = store
+        .paths_in_hour(hour)
+        .await
+        .unwrap_or_else(|e| panic!("reads an hour's paths: {e}"));
+    paths.sort();
+    let mut expected_paths: Vec<String> = expected
+        .hours
+        .iter()
+        .filter(|row| row.hour == hour)
+        .map(|row| row.path.clone())
+        .collect();
+    expected_paths.sort();
+    assert!(!expected_paths.is_empty(), "the sample has rows at noon");
+    assert_eq!(paths, expected_paths, "paths_in_hour names the hour's paths");
 
     let visitors = store
         .visitors_since(old_day)

@@ -7,7 +7,7 @@
 //! | `at` | when the request arrived (UTC) | — |
 //! | `visitor` | a keyed hash of day and address, rotating daily | the address |
 //! | `network` | the address cut to /24 (IPv4) or /48 (IPv6) | the rest of the address |
-//! | `path` | the path, `@` as `%40`, bad bytes encoded, ≤ 512 bytes | query, fragment |
+//! | `path` | the path, `@` as `%40`, bad bytes encoded, ≤ 256 bytes; a path the site did not have kept as `(not found)` | query, fragment |
 //! | `store` | the store's name | — |
 //! | `kind` | person, bot or self-read | the user agent it was read from |
 //! | `source` | on a page load: the referrer's host or the link's tag | the referrer's path or query, the rest of the query |
@@ -32,7 +32,7 @@ use crate::classify::{
 };
 use crate::evidence::{BrowserEvidence, Evidence, FilesMark, Shape};
 use crate::past::PastKeys;
-use crate::path::{clean_path, query_of};
+use crate::path::{answered_path, clean_path, query_of};
 use crate::ratchet::DayKeys;
 use crate::rules::{Probe, Rules};
 use crate::source::{Source, source_of};
@@ -151,11 +151,17 @@ impl Decision {
         self.reason.as_ref().map(KindReason::kind)
     }
 
-    /// Completes a decision that [awaited the answer](Self::awaits_answer)
-    /// with its status (`None`: no answer came): software the site answered
-    /// 4xx is a probe (a scanner's), and a file under its path no
-    /// browser's evidence.
+    /// Completes a decision with the answer's status (`None`: no answer
+    /// came). A counted request for what the site does not have keeps the
+    /// answer's fold as its path ([`answered_path`]: a flood of made-up
+    /// paths is one row, not one per path). A decision that
+    /// [awaited the answer](Self::awaits_answer) learns its kind too:
+    /// software the site answered 4xx is a probe (a scanner's), and a file
+    /// under its path no browser's evidence.
     pub fn answered(&mut self, status: Option<u16>) {
+        if let (Some(hit), Some(fold)) = (self.hit.as_mut(), answered_path(status)) {
+            fold.clone_into(&mut hit.path);
+        }
         if !std::mem::take(&mut self.awaits_answer) {
             return;
         }
@@ -398,7 +404,7 @@ impl Counter {
             store: self.store.clone(),
             kind,
         };
-        Decision {
+        let mut decision = Decision {
             counted,
             page_load,
             reason: Some(reason),
@@ -406,7 +412,12 @@ impl Counter {
             shows_files: false,
             shows_scripts: false,
             awaits_answer,
+        };
+        if request.status.is_some() {
+            // A log line's answer is known already (a live request's comes later).
+            decision.answered(request.status);
         }
+        decision
     }
 
     /// What a counted request shows by itself: a page's script calling

@@ -4,14 +4,44 @@
 //! control characters and bytes that are not UTF-8 are percent-encoded (and
 //! so are spaces, which a valid request never has); a path longer than
 //! [`MAX_PATH_BYTES`] is cut and ends in [`CUT_MARK`].
+//!
+//! Some paths are not kept as asked, because a client chooses them freely
+//! and a flood of new ones would be a flood of rows: a request the site
+//! answered "not found" (404, 410) is kept as [`NOT_FOUND`], any other
+//! answer about the request itself (400, 405, 414, …) as [`BAD_REQUEST`]
+//! ([`answered_path`]); the writer keeps at most so many paths a store and
+//! hour, the rest under [`OTHER_PATHS`]. None of them starts with `/`, so
+//! none can be a path a request asked for.
 
 use std::fmt::Write as _;
 
 /// The longest path a hit keeps, in bytes, the cut mark included.
-pub const MAX_PATH_BYTES: usize = 512;
+pub const MAX_PATH_BYTES: usize = 256;
 
 /// What a cut path ends with.
 pub const CUT_MARK: &str = "…";
+
+/// The path kept for requests the site answered "not found" (404, 410).
+pub const NOT_FOUND: &str = "(not found)";
+
+/// The path kept for requests the site answered with another error about
+/// the request itself (4xx other than 401, 403, 407 and 429, which are
+/// about the asker, not about the path).
+pub const BAD_REQUEST: &str = "(bad request)";
+
+/// The path kept for the requests of an hour beyond its kept paths.
+pub const OTHER_PATHS: &str = "(other paths)";
+
+/// What a path is kept as once the site has answered with `status`: one
+/// of the folds above, or `None` (kept as asked).
+pub fn answered_path(status: Option<u16>) -> Option<&'static str> {
+    match status? {
+        404 | 410 => Some(NOT_FOUND),
+        401 | 403 | 407 | 429 => None,
+        400..=499 => Some(BAD_REQUEST),
+        _ => None,
+    }
+}
 
 /// The path of a request target (`/a/b?q=1#f`, or the absolute form
 /// `http://host/a/b?q=1` a proxy may send), cleaned for keeping.

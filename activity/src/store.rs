@@ -52,11 +52,16 @@ pub struct Retention {
     pub hour_days: Option<u32>,
 }
 
+/// How many days hourly rows are kept by default: longer than the tab's
+/// longest range (366 days), so that a year can be compared with itself,
+/// and a bound on what the hourly rows can hold.
+pub const DEFAULT_HOUR_DAYS: u32 = 400;
+
 impl Default for Retention {
     fn default() -> Self {
         Self {
             visitor_days: 30,
-            hour_days: None,
+            hour_days: Some(DEFAULT_HOUR_DAYS),
         }
     }
 }
@@ -121,6 +126,10 @@ pub trait ActivityStore: Send + Sync {
 
     /// Hourly rows from `since` on.
     async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError>;
+
+    /// The paths this store keeps for the hour starting `hour`: what the
+    /// writer's cap on an hour's paths starts from after a restart.
+    async fn paths_in_hour(&self, hour: DateTime<Utc>) -> Result<Vec<String>, StoreError>;
 
     /// Visitor-day rows from `since` on, each with its paths and sources
     /// most first.
@@ -266,6 +275,10 @@ impl ActivityStore for NullStore {
     }
 
     async fn hours_since(&self, _since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn paths_in_hour(&self, _hour: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
         Ok(Vec::new())
     }
 
@@ -444,6 +457,16 @@ impl ActivityStore for MemoryStore {
             .iter()
             .filter(|row| row.hour >= since)
             .cloned()
+            .collect())
+    }
+
+    async fn paths_in_hour(&self, hour: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
+        Ok(self
+            .kept()
+            .hours
+            .iter()
+            .filter(|row| row.hour == hour && row.store == self.name)
+            .map(|row| row.path.clone())
             .collect())
     }
 

@@ -113,7 +113,8 @@ async fn counted_requests_reach_the_store_and_others_do_not() {
     assert!(
         visitors
             .iter()
-            .any(|v| v.bots == 1 && v.top_paths[0].path == "/wp-login.php")
+            .any(|v| v.bots == 1 && v.top_paths[0].path == whocomes_activity::path::NOT_FOUND),
+        "the probe the site answered 404 is kept under the fold, not its path"
     );
     assert!(visitors.iter().any(|v| v.self_reads == 1));
     let hours = store
@@ -121,6 +122,67 @@ async fn counted_requests_reach_the_store_and_others_do_not() {
         .await
         .expect("reads");
     assert_eq!(hours.iter().map(|h| h.requests).sum::<u64>(), 4);
+}
+
+#[tokio::test]
+async fn a_flood_of_made_up_paths_writes_a_bounded_number_of_rows() {
+    use whocomes_activity::path::{NOT_FOUND, OTHER_PATHS};
+    let config = RecorderConfig {
+        paths_per_hour: 50,
+        ..RecorderConfig::default()
+    };
+    // A site that has nothing under /x/: each made-up path is answered 404.
+    let store = store();
+    let (layer, writer) = start(counter(), store.clone(), config);
+    for n in 0..2_000 {
+        let path = format!("/x/{n:0>400}");
+        send_to(&layer, request(&path, "198.51.100.9:1", BROWSER), |path| {
+            if path.starts_with("/x/") { 404 } else { 200 }
+        })
+        .await;
+    }
+    send(&layer, request("/", "203.0.113.7:5000", BROWSER)).await;
+    drop(layer);
+    assert_eq!(writer.finish().await.written, 2_001);
+    let hours = store
+        .hours_since(chrono::DateTime::UNIX_EPOCH)
+        .await
+        .expect("reads");
+    let mut paths: Vec<&str> = hours.iter().map(|h| h.path.as_str()).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    assert!(paths.len() <= 4, "one fold, not a row per path: {paths:?}");
+    assert!(paths.contains(&NOT_FOUND) && paths.contains(&"/"));
+    assert_eq!(hours.iter().map(|h| h.requests).sum::<u64>(), 2_001);
+
+    // A catch-all site answers 200 to every path: the hour keeps 50 and
+    // counts the rest under one row, every request still counted.
+    let store = self::store();
+    let (layer, writer) = start(counter(), store.clone(), config);
+    for n in 0..2_000 {
+        let path = format!("/x/{n}");
+        send_to(&layer, request(&path, "198.51.100.9:1", BROWSER), |_| 200).await;
+    }
+    drop(layer);
+    assert_eq!(writer.finish().await.written, 2_000);
+    let hours = store
+        .hours_since(chrono::DateTime::UNIX_EPOCH)
+        .await
+        .expect("reads");
+    let distinct: std::collections::BTreeSet<&str> =
+        hours.iter().map(|h| h.path.as_str()).collect();
+    // Two hours at most if the test runs across the turn of an hour.
+    assert!(distinct.len() <= 2 * 50 + 1, "{} paths kept", distinct.len());
+    assert!(distinct.contains(OTHER_PATHS));
+    assert_eq!(hours.iter().map(|h| h.requests).sum::<u64>(), 2_000);
+    let day = NaiveDate::from_ymd_opt(2000, 1, 1).expect("a day");
+    let visitors = store.visitors_since(day).await.expect("reads");
+    assert_eq!(visitors.len(), 1);
+    assert!(
+        visitors[0].top_paths.len() <= 2 * 50 + 1,
+        "the visitor-day keeps only the hour's kept paths"
+    );
+    assert_eq!(visitors[0].requests, 2_000);
 }
 
 #[tokio::test]

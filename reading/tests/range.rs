@@ -122,6 +122,9 @@ impl ActivityStore for Broken {
     async fn hours_since(&self, _since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
         gone()
     }
+    async fn paths_in_hour(&self, _hour: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
+        gone()
+    }
     async fn visitors_since(&self, _since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
         gone()
     }

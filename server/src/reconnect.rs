@@ -93,6 +93,10 @@ impl ActivityStore for ReconnectingStore {
         self.current().hours_since(since).await
     }
 
+    async fn paths_in_hour(&self, hour: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
+        self.current().paths_in_hour(hour).await
+    }
+
     async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
         self.current().visitors_since(since).await
     }

@@ -17,6 +17,9 @@ use crate::reconnect::{Opener, ReconnectingStore};
 use axum::extract::ConnectInfo;
 use clap::Args;
 
+/// How many days hourly rows are kept unless `--hour-days` says otherwise.
+pub const DEFAULT_HOUR_DAYS: u32 = activity::store::DEFAULT_HOUR_DAYS;
+
 /// How and where `serve` keeps activity.
 #[derive(Clone, Debug, Args)]
 pub struct StoreArgs {
@@ -43,9 +46,10 @@ pub struct StoreArgs {
     #[arg(long, env = "WHOCOMES_VISITOR_DAYS", default_value_t = 30)]
     pub visitor_days: u32,
 
-    /// Delete hourly rows older than this many days (default: keep them).
-    #[arg(long, env = "WHOCOMES_HOUR_DAYS")]
-    pub hour_days: Option<u32>,
+    /// Delete hourly rows older than this many days (0: keep them without a
+    /// time limit). The default outlasts the tab's longest range.
+    #[arg(long, env = "WHOCOMES_HOUR_DAYS", default_value_t = DEFAULT_HOUR_DAYS)]
+    pub hour_days: u32,
 }
 
 /// How `serve` queues and writes hits.
@@ -65,6 +69,12 @@ pub struct RecorderArgs {
     #[arg(long, env = "WHOCOMES_FLUSH_HITS", default_value_t = 16_384)]
     pub flush_hits: usize,
 
+    /// The most distinct paths kept per hour; requests for any other are
+    /// counted under `(other paths)` (a flood of made-up paths cannot fill
+    /// the disk). Every total stays exact.
+    #[arg(long, env = "WHOCOMES_PATHS_PER_HOUR", default_value_t = 1_000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub paths_per_hour: u32,
+
     /// The most queued hits one write takes when the store falls behind
     /// (bigger batches fold into fewer rows per hit).
     #[arg(long, env = "WHOCOMES_MAX_BATCH_HITS", default_value_t = 50_000)]
@@ -79,6 +89,7 @@ impl RecorderArgs {
             flush_every: Duration::from_millis(self.flush_ms.max(1)),
             flush_hits: self.flush_hits.max(1),
             max_batch_hits: self.max_batch_hits.max(1),
+            paths_per_hour: usize::try_from(self.paths_per_hour).unwrap_or(usize::MAX),
             peer_address: |extensions| {
                 extensions
                     .get::<ConnectInfo<std::net::SocketAddr>>()
@@ -166,7 +177,7 @@ impl StoreArgs {
     pub fn retention(&self) -> Retention {
         Retention {
             visitor_days: self.visitor_days,
-            hour_days: self.hour_days,
+            hour_days: (self.hour_days > 0).then_some(self.hour_days),
         }
     }
 

@@ -1,10 +1,13 @@
 //! The tower layer: every request passes through once, is decided by the
 //! [`Counter`], and, if counted, leaves a hit on the queue with `try_send`.
 //! Nothing here waits: a full queue drops the hit and counts the drop.
-//! A decision that needs the answer (a `*.php` or `/wp-login.php` request:
-//! a probe only if the site has no such thing) rides along with the
-//! response future and is queued when the status is known — or, if the
-//! request is dropped first, with no status (not a probe).
+//! A counted request's hit, and a file's decision that needs the answer
+//! (under `/wp-includes/`: a browser's sign only if the site has it), ride
+//! along with the response future and are queued when the status is known:
+//! a request for what the site does not have is kept under one path
+//! (`(not found)`), and a `*.php` or `/wp-login.php` request answered 4xx
+//! is a probe. A request dropped before its answer is queued with no
+//! status (kept as asked, not a probe).
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -118,7 +121,8 @@ where
 
 pin_project_lite::pin_project! {
     /// The wrapped service's response future, carrying a decision that
-    /// waits for the answer's status (most carry none).
+    /// waits for the answer's status (a counted request's; a file's, most
+    /// carry none).
     pub struct Answered<F> {
         #[pin]
         inner: F,
@@ -196,7 +200,8 @@ struct Pending {
 }
 
 impl Shared {
-    /// Decides a request; returns the decision if it waits for the answer.
+    /// Decides a request; returns the decision if it waits for the answer
+    /// (every counted one does).
     fn observe<B>(&self, request: &http::Request<B>) -> Option<Pending> {
         let headers = request.headers();
         let one = |name: HeaderName| headers.get(name).map(text);
@@ -249,7 +254,7 @@ impl Shared {
         if pending
             .decision
             .as_ref()
-            .is_some_and(|decision| decision.awaits_answer)
+            .is_some_and(|decision| decision.awaits_answer || decision.hit.is_some())
         {
             return Some(pending);
         }

@@ -21,6 +21,7 @@
 //! # }
 //! ```
 
+mod budget;
 mod layer;
 mod writer;
 

@@ -10,7 +10,8 @@
 //! store comes back, the recent past is what the tab shows first). When
 //! [`WriterHandle::finish`] is called (the server stopped), or every sender
 //! is gone (an import's feed dropped), it closes the queue, writes what is
-//! left and ends. Before folding, it works out the signs that need a
+//! left and ends. Before folding, it caps the paths each hour keeps
+//! ([`PathBudget`]) and works out the signs that need a
 //! visitor-day's recent past (`evidence::Watch`: a file before the page, a
 //! form posted at once, a rate no reader keeps), in arrival order.
 
@@ -25,6 +26,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::evidence::Watch;
+use crate::recording::budget::PathBudget;
 use crate::hit::Counter;
 use crate::recorder_stats::{RecorderStats, StatsSnapshot};
 use crate::recording::layer::{ActivityLayer, PeerAddress, socket_addr_extension};
@@ -47,6 +49,9 @@ pub struct RecorderConfig {
     pub max_pending_hits: u64,
     /// How often to delete rows past their retention.
     pub retention_every: Duration,
+    /// The most distinct paths kept per store and hour; requests for any
+    /// other are counted under `(other paths)`.
+    pub paths_per_hour: usize,
     /// How the layer finds a request's peer address.
     pub peer_address: PeerAddress,
 }
@@ -62,6 +67,7 @@ impl Default for RecorderConfig {
             max_batch_hits: 50_000,
             max_pending_hits: 1_000_000,
             retention_every: Duration::from_secs(3_600),
+            paths_per_hour: 1_000,
             peer_address: socket_addr_extension,
         }
     }
@@ -170,6 +176,7 @@ async fn run(
     let max_batch = config.max_batch_hits.max(flush_hits);
     let mut buffer: Vec<Seen> = Vec::with_capacity(flush_hits);
     let mut watch = Watch::default();
+    let mut budget = PathBudget::new(config.paths_per_hour);
     let mut held = Held::default();
     let mut backoff = Duration::from_millis(100);
     let mut retry_at: Option<Instant> = None;
@@ -184,6 +191,7 @@ async fn run(
         )
         .await;
         if !buffer.is_empty() {
+            budget.admit(&*store, &mut buffer).await;
             // The signs that need time, in arrival order, before folding.
             for seen in &mut buffer {
                 match seen {

@@ -64,6 +64,18 @@ pub(crate) async fn hours_since<E: Engine>(
         .collect()
 }
 
+/// The paths kept for one store and hour.
+pub(crate) async fn paths_in_hour<E: Engine>(
+    pool: &Pool<E::Db>,
+    store: &StoreName,
+    hour: DateTime<Utc>,
+) -> Result<Vec<String>, StoreError> {
+    let query = sqlx::query("SELECT path FROM hours WHERE store = $1 AND hour = $2");
+    let query = E::bind_hour(E::bind_text(query, store.as_str()), hour);
+    let rows = E::fetch_all(pool, query).await.map_err(failed)?;
+    rows.iter().map(|row| E::text(row, "path")).collect()
+}
+
 /// The newest visitor-days from `since` on (newest day first, then by
 /// token, both descending: the primary key read backwards, no sort), at
 /// most `limit`, and how many there are in all.

@@ -122,6 +122,12 @@ impl<E: Engine> ActivityStore for SqlStore<E> {
         self.metered(started, result)
     }
 
+    async fn paths_in_hour(&self, hour: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
+        let started = Instant::now();
+        let result = read::paths_in_hour::<E>(&self.pool, &self.name, hour).await;
+        self.metered(started, result)
+    }
+
     async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
         let started = Instant::now();
         let result = read::visitors::<E>(&self.pool, &self.name, since, None).await;
