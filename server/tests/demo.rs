@@ -183,8 +183,8 @@ async fn the_history_has_three_kinds_a_rhythm_sources_a_funnel_and_ipv6() {
             .sum::<u64>()
     };
     assert!(
-        bots_on("/wp-login.php") > 0 && bots_on("/.env") > 0,
-        "scanners by probe path"
+        bots_on(activity::path::NOT_FOUND) > 0 && bots_on("/wp-login.php") == 0,
+        "scanners' probes answered 404 are kept under one path, not theirs"
     );
 
     let store = open(data.path(), demo::DEMO_STORE).await;

@@ -306,9 +306,11 @@ fn import_args_with(
         evidence,
         "--key",
         "corpus-test-key",
-        // Keep the 2015–2022 visitor rows, to look at them.
+        // Keep the 2015–2022 visitor and hourly rows, to look at them.
         "--visitor-days",
         "36500",
+        "--hour-days",
+        "0",
         "--data-dir",
         data.to_str().expect("UTF-8"),
         log.to_str().expect("UTF-8"),

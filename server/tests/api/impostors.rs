@@ -74,9 +74,18 @@ async fn http10(app: &TestApp, from: Ipv4Addr, path: &str) -> String {
 
 /// The visitor-days whose paths include `path`, by kind.
 fn kinds_of(visitors: &[VisitorDay], path: &str) -> (u64, u64) {
-    let mine = visitors
-        .iter()
-        .filter(|row| row.top_paths.iter().any(|p| p.path == path));
+    kinds_where(visitors, |row| row.top_paths.iter().any(|p| p.path == path))
+}
+
+/// [`kinds_of`] for the visitor-days of one network (`192.0.2.x`): a path
+/// the site lacks is kept as `(not found)`, so the clients that asked for
+/// one are told apart by where they came from.
+fn kinds_in(visitors: &[VisitorDay], network: &str) -> (u64, u64) {
+    kinds_where(visitors, |row| row.network.as_str() == network)
+}
+
+fn kinds_where(visitors: &[VisitorDay], mine: impl Fn(&VisitorDay) -> bool) -> (u64, u64) {
+    let mine = visitors.iter().filter(|row| mine(row));
     let (mut people, mut scanners) = (0, 0);
     for row in mine {
         match visitor_kind(row.requests, row.bots, row.self_reads, row.evidence) {
@@ -145,7 +154,7 @@ async fn scripted_impostors_are_scanners_and_browsers_stay_people() {
     let browsers = kinds_of(&visitors, "/");
     let scripts = kinds_of(&visitors, "/inventory");
     let spam = kinds_of(&visitors, "/resume");
-    let old = kinds_of(&visitors, "/no/such/page");
+    let old = kinds_in(&visitors, "127.0.1.x");
     let bursts = visitors
         .iter()
         .filter(|row| row.requests >= 45)
@@ -224,9 +233,9 @@ async fn a_pages_script_is_a_browsers_sign_and_what_the_site_lacks_is_a_probe() 
     }
     let (_, visitors) = app.stop_and_read().await;
     let each = u64::from(EACH);
-    let readers = kinds_of(&visitors, "/views");
-    let script_only = kinds_of(&visitors, "/about/seen");
-    let spam = kinds_of(&visitors, "/inventory");
+    let readers = kinds_in(&visitors, "192.0.2.x");
+    let script_only = kinds_in(&visitors, "192.0.3.x");
+    let spam = kinds_in(&visitors, "203.0.113.x");
     eprintln!("| clients | visitor-days | people | scanners and crawlers |");
     eprintln!("|---|---|---|---|");
     for (what, (people, scanners)) in [
@@ -251,11 +260,13 @@ async fn a_pages_script_is_a_browsers_sign_and_what_the_site_lacks_is_a_probe() 
     assert_eq!(spam, (0, each), "a form posted at once stays a sign");
     let probers: Vec<&VisitorDay> = visitors
         .iter()
-        .filter(|row| row.top_paths.iter().any(|p| p.path == "/index.php"))
+        .filter(|row| row.network.as_str() == "198.51.100.x")
         .collect();
     assert_eq!(probers.len(), usize::from(EACH));
     assert!(probers.iter().all(|row| {
-        row.bots == 1
+        row.top_paths.iter().map(|p| p.path.as_str()).collect::<Vec<_>>()
+            == [activity::path::NOT_FOUND]
+            && row.bots == 1
             && row
                 .bot_classes
                 .contains(activity::bot_class::BotClass::Scanner)

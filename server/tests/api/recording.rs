@@ -99,12 +99,12 @@ async fn each_kind_of_request_leaves_exactly_its_rows() {
     assert_eq!(
         paths,
         [
+            activity::path::NOT_FOUND,
             "/",
             "/about",
             "/api/inventory",
-            "/no/such/page",
-            "/wp-login.php"
-        ]
+        ],
+        "what the site lacks (/no/such/page, /wp-login.php) is one path"
     );
     assert_eq!(hours.iter().map(|h| h.bots).sum::<u64>(), 2);
     assert_eq!(hours.iter().map(|h| h.self_reads).sum::<u64>(), 1);

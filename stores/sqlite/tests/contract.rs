@@ -30,7 +30,7 @@ async fn sqlite_meets_the_store_contract() {
     );
     assert_eq!(
         availability.retention,
-        "visitor-days for 30 days, hourly counts without a time limit"
+        "visitor-days for 30 days, hourly counts for 400 days"
     );
     // The contract ends by closing the store.
     store_contract(&store, now).await;
