@@ -209,7 +209,10 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         .collect();
     expected_paths.sort();
     assert!(!expected_paths.is_empty(), "the sample has rows at noon");
-    assert_eq!(paths, expected_paths, "paths_in_hour names the hour's paths");
+    assert_eq!(
+        paths, expected_paths,
+        "paths_in_hour names the hour's paths"
+    );
 
     let visitors = store
         .visitors_since(old_day)

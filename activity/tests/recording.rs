@@ -172,7 +172,11 @@ async fn a_flood_of_made_up_paths_writes_a_bounded_number_of_rows() {
     let distinct: std::collections::BTreeSet<&str> =
         hours.iter().map(|h| h.path.as_str()).collect();
     // Two hours at most if the test runs across the turn of an hour.
-    assert!(distinct.len() <= 2 * 50 + 1, "{} paths kept", distinct.len());
+    assert!(
+        distinct.len() <= 2 * 50 + 1,
+        "{} paths kept",
+        distinct.len()
+    );
     assert!(distinct.contains(OTHER_PATHS));
     assert_eq!(hours.iter().map(|h| h.requests).sum::<u64>(), 2_000);
     let day = NaiveDate::from_ymd_opt(2000, 1, 1).expect("a day");

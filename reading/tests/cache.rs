@@ -117,10 +117,7 @@ impl ActivityStore for Slow {
     async fn record(&self, batch: &activity::rows::Batch) -> Result<(), StoreError> {
         self.0.record(batch).await
     }
-    async fn paths_in_hour(
-        &self,
-        hour: chrono::DateTime<Utc>,
-    ) -> Result<Vec<String>, StoreError> {
+    async fn paths_in_hour(&self, hour: chrono::DateTime<Utc>) -> Result<Vec<String>, StoreError> {
         self.0.paths_in_hour(hour).await
     }
 

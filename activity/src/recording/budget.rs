@@ -108,7 +108,10 @@ impl PathBudget {
             store: name,
             hour,
             // The store's own folds are not paths of the budget.
-            paths: paths.into_iter().filter(|path| path.starts_with('/')).collect(),
+            paths: paths
+                .into_iter()
+                .filter(|path| path.starts_with('/'))
+                .collect(),
         });
         self.hours.len() - 1
     }

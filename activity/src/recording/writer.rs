@@ -26,9 +26,9 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::evidence::Watch;
-use crate::recording::budget::PathBudget;
 use crate::hit::Counter;
 use crate::recorder_stats::{RecorderStats, StatsSnapshot};
+use crate::recording::budget::PathBudget;
 use crate::recording::layer::{ActivityLayer, PeerAddress, socket_addr_extension};
 use crate::rows::{Batch, Seen};
 use crate::store::ActivityStore;

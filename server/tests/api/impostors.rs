@@ -264,7 +264,10 @@ async fn a_pages_script_is_a_browsers_sign_and_what_the_site_lacks_is_a_probe() 
         .collect();
     assert_eq!(probers.len(), usize::from(EACH));
     assert!(probers.iter().all(|row| {
-        row.top_paths.iter().map(|p| p.path.as_str()).collect::<Vec<_>>()
+        row.top_paths
+            .iter()
+            .map(|p| p.path.as_str())
+            .collect::<Vec<_>>()
             == [activity::path::NOT_FOUND]
             && row.bots == 1
             && row

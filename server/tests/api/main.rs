@@ -3,6 +3,7 @@
 
 mod admin;
 mod attacks;
+mod bounds;
 mod deploy;
 mod deploy_follow;
 mod edge;

@@ -98,12 +98,7 @@ async fn each_kind_of_request_leaves_exactly_its_rows() {
     paths.dedup();
     assert_eq!(
         paths,
-        [
-            activity::path::NOT_FOUND,
-            "/",
-            "/about",
-            "/api/inventory",
-        ],
+        [activity::path::NOT_FOUND, "/", "/about", "/api/inventory",],
         "what the site lacks (/no/such/page, /wp-login.php) is one path"
     );
     assert_eq!(hours.iter().map(|h| h.bots).sum::<u64>(), 2);

@@ -1,0 +1,154 @@
+//! What one client can make whocomes write, on the real binary: a flood of
+//! made-up paths from one client is kept under one path (the site answers
+//! them 404) and grows the data folder by a few bytes a request, however
+//! long the paths; ordinary traffic from many visitors grows it by its
+//! visitor-days. Every request is still counted.
+
+use std::path::Path;
+use std::time::Instant;
+
+use futures::StreamExt as _;
+
+use crate::helpers::read_folder;
+use crate::signals::{sigterm_and_wait, start_binary_logged};
+
+/// The bytes of every file in `data` (the store and its journal, the keys).
+fn folder_bytes(data: &Path) -> u64 {
+    std::fs::read_dir(data)
+        .expect("reads the folder")
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.metadata().ok())
+        .filter(std::fs::Metadata::is_file)
+        .map(|meta| meta.len())
+        .sum()
+}
+
+const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+
+/// Sends `count` GETs, 32 at a time, for `request(n)`'s path from its
+/// forwarded address; every one must be answered.
+async fn send_all(url: &str, count: usize, request: impl Fn(usize) -> (String, String)) {
+    let client = reqwest::Client::new();
+    let answered = futures::stream::iter(0..count)
+        .map(|n| {
+            let (path, from) = request(n);
+            let call = client
+                .get(format!("{url}{path}"))
+                .header("user-agent", BROWSER)
+                .header("x-forwarded-for", from)
+                .header("referer", "https://news.example.org/item?id=1")
+                .send();
+            async move { call.await.map(|answer| answer.status().as_u16()) }
+        })
+        .buffer_unordered(32)
+        .filter(|status| std::future::ready(status.is_ok()))
+        .count()
+        .await;
+    assert_eq!(answered, count, "every request answered");
+}
+
+/// Runs the binary on `data` through `traffic`, stops it with SIGTERM,
+/// and returns how many bytes the folder grew by.
+async fn grown_by(data: &Path, traffic: impl AsyncFnOnce(&str)) -> u64 {
+    let before = folder_bytes(data);
+    let (mut child, url, _log) = start_binary_logged(
+        data,
+        &[
+            ("WHOCOMES_TRUSTED_PROXY", "127.0.0.1/32"),
+            ("WHOCOMES_OWN_ADDRESS", "none"),
+        ],
+    );
+    traffic(&url).await;
+    sigterm_and_wait(&mut child);
+    folder_bytes(data).saturating_sub(before)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_made_up_paths_grows_the_folder_by_a_few_bytes_a_request() {
+    const FLOOD: usize = 10_000;
+    const VISITORS: usize = 1_000;
+    let data = tempfile::tempdir().expect("a folder");
+    // A first run makes the keys and the tables: what any site has.
+    grown_by(data.path(), async |url: &str| {
+        send_all(url, 10, |_| ("/about".to_owned(), "203.0.113.1".to_owned())).await;
+    })
+    .await;
+
+    let started = Instant::now();
+    let flood = grown_by(data.path(), async |url: &str| {
+        send_all(url, FLOOD, |n| {
+            // 300 random-looking characters, a new path every time.
+            let path = format!("/{:0>300x}", (n as u128 + 1) * 0x9E37_79B9_7F4A_7C15_F39C);
+            (path, "198.51.100.66".to_owned())
+        })
+        .await;
+    })
+    .await;
+    let flood_time = started.elapsed();
+
+    // Ordinary traffic: many readers, a few pages each, with a referrer and tags.
+    let pages = [
+        "/",
+        "/about",
+        "/inventory",
+        "/resume",
+        "/?utm_source=mastodon",
+    ];
+    let ordinary = grown_by(data.path(), async |url: &str| {
+        send_all(url, VISITORS * 3, |n| {
+            let visitor = n / 3;
+            (
+                pages[(n + visitor) % pages.len()].to_owned(),
+                format!(
+                    "25.{}.{}.{}",
+                    visitor / 65_536,
+                    (visitor / 256) % 256,
+                    visitor % 256
+                ),
+            )
+        })
+        .await;
+    })
+    .await;
+
+    let per_flood = flood as f64 / FLOOD as f64;
+    let per_ordinary = ordinary as f64 / (VISITORS * 3) as f64;
+    eprintln!(
+        "| traffic | requests | folder grew | bytes a request |\n|---|---|---|---|\n\
+         | one client, {FLOOD} made-up 301-byte paths (404), in {flood_time:.1?} | {FLOOD} | {flood} | {per_flood:.1} |\n\
+         | {VISITORS} visitors, 3 pages each, referrer, tags | {} | {ordinary} | {per_ordinary:.1} |",
+        VISITORS * 3
+    );
+    assert!(
+        per_flood <= 100.0,
+        "the flood grew the folder by {per_flood:.1} bytes a request"
+    );
+
+    let (hours, visitors) = read_folder(data.path()).await;
+    let counted: u64 = hours.iter().map(|row| row.requests).sum();
+    assert_eq!(
+        counted,
+        (10 + FLOOD + VISITORS * 3) as u64,
+        "every request counted"
+    );
+    let flooder = visitors
+        .iter()
+        .find(|row| row.network.as_str() == "198.51.100.x")
+        .expect("the flooder's visitor-day");
+    assert_eq!(flooder.requests, FLOOD as u64);
+    assert_eq!(
+        flooder
+            .top_paths
+            .iter()
+            .map(|path| path.path.as_str())
+            .collect::<Vec<_>>(),
+        [activity::path::NOT_FOUND],
+        "its made-up paths are one path"
+    );
+    assert!(
+        hours
+            .iter()
+            .all(|row| row.path.len() <= activity::path::MAX_PATH_BYTES),
+        "no kept path is longer than the cap"
+    );
+}
