@@ -35,7 +35,9 @@ pub struct DaySummary {
     pub sources: SourceReport,
     /// People visitor-days that took each funnel step, in the steps' order.
     pub steps: Vec<u64>,
-    /// Every path requested that day, by path.
+    /// The day's most requested paths (at most [`DAY_PATHS`]), by path;
+    /// the requests of the rest are summed under
+    /// [`OTHER_PATHS`](crate::path::OTHER_PATHS), so the day's total is exact.
     pub paths: Vec<PathTotal>,
     /// Scanners and crawlers by class: requests and visitor-days.
     pub bots: BTreeMap<BotClass, BotCount>,
@@ -131,16 +133,43 @@ impl DaySums {
         Ok(())
     }
 
-    /// The summaries, oldest first, each one's paths by path.
+    /// The summaries, oldest first, each one's paths by path: the
+    /// [`DAY_PATHS`] most requested, the rest under one row.
     pub fn finish(self) -> Vec<DaySummary> {
         self.days
             .into_values()
             .map(|mut summary| {
-                summary.paths.sort_by(|a, b| a.path.cmp(&b.path));
+                summary.paths = keep_top_paths(std::mem::take(&mut summary.paths));
                 summary
             })
             .collect()
     }
+}
+
+/// The most paths a day's summary keeps: what the tab's Pages card can
+/// draw from, and what a reader holds per day however many paths a store
+/// keeps (a summary of a year holds at most 366 times this many).
+pub const DAY_PATHS: usize = 200;
+
+/// A day's paths by path: the [`DAY_PATHS`] most requested (the path's
+/// text breaks ties), the requests of the rest added to
+/// [`OTHER_PATHS`](crate::path::OTHER_PATHS).
+fn keep_top_paths(mut paths: Vec<PathTotal>) -> Vec<PathTotal> {
+    use crate::path::OTHER_PATHS;
+    if paths.len() > DAY_PATHS {
+        paths.sort_by(|a, b| b.requests.cmp(&a.requests).then_with(|| a.path.cmp(&b.path)));
+        let mut other = PathTotal::new(OTHER_PATHS);
+        for rest in paths.split_off(DAY_PATHS - 1) {
+            other.absorb(&rest);
+        }
+        if let Some(kept) = paths.iter_mut().find(|kept| kept.path == OTHER_PATHS) {
+            kept.absorb(&other);
+        } else {
+            paths.push(other);
+        }
+    }
+    paths.sort_by(|a, b| a.path.cmp(&b.path));
+    paths
 }
 
 /// Each funnel path with its step's bit (`1 << step`), for a store that
@@ -226,4 +255,46 @@ pub fn day_requests(hours: &[HourRow]) -> Vec<(NaiveDate, u64)> {
         *days.entry(hour.hour.date_naive()).or_default() += hour.requests;
     }
     days.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::path::OTHER_PATHS;
+
+    fn total(path: &str, requests: u64) -> PathTotal {
+        PathTotal {
+            requests,
+            people: requests,
+            ..PathTotal::new(path)
+        }
+    }
+
+    #[test]
+    fn a_day_keeps_its_most_requested_paths_and_the_rest_in_one_row() {
+        let mut sums = DaySums::new(0);
+        let day = NaiveDate::from_ymd_opt(2026, 12, 3).expect("a day");
+        let paths = &mut sums.day(day).paths;
+        for n in 0..1_000u64 {
+            paths.push(total(&format!("/{n:04}"), n + 1));
+        }
+        paths.push(total(OTHER_PATHS, 7));
+        let all: u64 = paths.iter().map(|p| p.requests).sum();
+        let summary = sums.finish().remove(0);
+        assert_eq!(summary.paths.len(), DAY_PATHS);
+        assert_eq!(summary.requests(), all, "the day's total stays exact");
+        assert!(summary.paths.iter().any(|p| p.path == "/0999"), "the top is kept");
+        assert!(summary.paths.iter().all(|p| p.path != "/0000"), "the tail is not");
+        assert!(summary.paths.windows(2).all(|w| w[0].path < w[1].path), "by path");
+    }
+
+    #[test]
+    fn a_day_with_few_paths_keeps_them_all() {
+        let mut sums = DaySums::new(0);
+        let day = NaiveDate::from_ymd_opt(2026, 12, 3).expect("a day");
+        sums.day(day).paths = vec![total("/b", 1), total("/a", 2)];
+        let summary = sums.finish().remove(0);
+        let kept: Vec<&str> = summary.paths.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(kept, ["/a", "/b"]);
+    }
 }

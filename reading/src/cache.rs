@@ -48,6 +48,9 @@ struct Kept {
 }
 
 /// The days to sum again, each with the marks it is summed under.
+/// The most days one sum asks a store for.
+const SUM_DAYS: u64 = 7;
+
 type Stale = Vec<(NaiveDate, Vec<Option<Mark>>)>;
 
 /// The summaries a read gets, and whether they are current.
@@ -175,7 +178,15 @@ impl SummaryCache {
         };
         let (from, to) = (*from, *to);
         let began = Instant::now();
-        let fresh = merge::day_summaries(readable, from, to, steps).await?;
+        // A week at a time: what a sum holds in the engine's answer is a
+        // week's rows, however long the range and however big the store.
+        let mut fresh = Vec::new();
+        let mut first = from;
+        while first <= to {
+            let last = (first + Days::new(SUM_DAYS - 1)).min(to);
+            fresh.extend(merge::day_summaries(readable, first, last, steps).await?);
+            first = last + Days::new(1);
+        }
         if timed == Timed::Yes {
             *lock(&self.resum) = Some(began.elapsed());
         }
