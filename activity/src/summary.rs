@@ -157,7 +157,11 @@ pub const DAY_PATHS: usize = 200;
 fn keep_top_paths(mut paths: Vec<PathTotal>) -> Vec<PathTotal> {
     use crate::path::OTHER_PATHS;
     if paths.len() > DAY_PATHS {
-        paths.sort_by(|a, b| b.requests.cmp(&a.requests).then_with(|| a.path.cmp(&b.path)));
+        paths.sort_by(|a, b| {
+            b.requests
+                .cmp(&a.requests)
+                .then_with(|| a.path.cmp(&b.path))
+        });
         let mut other = PathTotal::new(OTHER_PATHS);
         for rest in paths.split_off(DAY_PATHS - 1) {
             other.absorb(&rest);
@@ -283,9 +287,18 @@ mod tests {
         let summary = sums.finish().remove(0);
         assert_eq!(summary.paths.len(), DAY_PATHS);
         assert_eq!(summary.requests(), all, "the day's total stays exact");
-        assert!(summary.paths.iter().any(|p| p.path == "/0999"), "the top is kept");
-        assert!(summary.paths.iter().all(|p| p.path != "/0000"), "the tail is not");
-        assert!(summary.paths.windows(2).all(|w| w[0].path < w[1].path), "by path");
+        assert!(
+            summary.paths.iter().any(|p| p.path == "/0999"),
+            "the top is kept"
+        );
+        assert!(
+            summary.paths.iter().all(|p| p.path != "/0000"),
+            "the tail is not"
+        );
+        assert!(
+            summary.paths.windows(2).all(|w| w[0].path < w[1].path),
+            "by path"
+        );
     }
 
     #[test]

@@ -25,6 +25,7 @@
 #![forbid(unsafe_code)]
 
 pub mod admin_args;
+pub mod body_limit;
 pub mod cli;
 pub mod connections;
 pub mod counting;

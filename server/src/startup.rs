@@ -157,7 +157,9 @@ impl Application {
             let admin = admin.clone();
             async move { admin.warm_up().await }
         });
-        let router = routes::router(options).layer(admin.layer());
+        let router = routes::router(options)
+            .layer(admin.layer())
+            .layer(axum::middleware::from_fn(crate::body_limit::limit));
         let router = if config.no_counting {
             tracing::warn!("--no-counting: nothing is counted");
             router

@@ -152,3 +152,58 @@ async fn a_flood_of_made_up_paths_grows_the_folder_by_a_few_bytes_a_request() {
         "no kept path is longer than the cap"
     );
 }
+
+/// A body over the limit is answered 413, whether it says its length or
+/// streams in chunks, and the site serves on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_body_is_refused_with_413_and_the_site_serves_on() {
+    let data = tempfile::tempdir().expect("a folder");
+    let (mut child, url, _log) = start_binary_logged(data.path(), &[]);
+    let client = reqwest::Client::new();
+    let huge = vec![b'a'; 50 << 20];
+    let mut checked = 0;
+    for target in ["/api/admin/overview", "/api/admin/sign-in", "/about"] {
+        let answer = client
+            .post(format!("{url}{target}"))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(huge.clone())
+            .send()
+            .await;
+        // The server may close the connection once it has answered.
+        if let Ok(answer) = answer {
+            assert_eq!(answer.status().as_u16(), 413, "{target}, with its length");
+            checked += 1;
+        }
+        let chunks = futures::stream::iter(
+            (0..50).map(|_| Ok::<_, std::io::Error>(bytes::Bytes::from(vec![b'a'; 1 << 20]))),
+        );
+        let answer = client
+            .post(format!("{url}{target}"))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(reqwest::Body::wrap_stream(chunks))
+            .send()
+            .await;
+        if let Ok(answer) = answer {
+            // A page takes no POST: it answers 405 without reading the body.
+            let refused = if target == "/about" { 405 } else { 413 };
+            assert_eq!(answer.status().as_u16(), refused, "{target}, in chunks");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 3, "most answers arrived: {checked} of 6");
+    let answer = client
+        .get(format!("{url}/about"))
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(answer.status().as_u16(), 200, "the site serves on");
+    let small = client
+        .post(format!("{url}/api/admin/sign-in"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("password=wrong")
+        .send()
+        .await
+        .expect("answers");
+    assert_ne!(small.status().as_u16(), 413, "a form's body is taken");
+    sigterm_and_wait(&mut child);
+}
