@@ -29,6 +29,7 @@ pub mod body_limit;
 pub mod cli;
 pub mod connections;
 pub mod counting;
+pub mod data_folder;
 pub mod day_keys;
 pub mod demo;
 pub mod explain;
@@ -46,6 +47,7 @@ pub mod shutdown;
 pub mod startup;
 pub mod storage;
 pub mod telemetry;
+pub mod watched_file;
 
 mod api;
 

@@ -2,8 +2,17 @@
 //! why, while a background task keeps trying to open the real one, and
 //! takes its place once it answers. The site serves throughout; the writer
 //! holds and retries what it could not write.
+//!
+//! The same stand-in watches a SQLite store's file ([`FileWatch`]): if the
+//! file is removed or replaced under the running server, the store says it
+//! is not keeping and why, is opened again on the path at the next write
+//! (a new file, or the one put there), and a write that may have gone to
+//! the old file fails, so the writer writes it again to the new one:
+//! nothing counted after the change is lost. What the old file held is not
+//! in the new one, and the tab says so.
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -17,6 +26,8 @@ use activity::summary::DaySummary;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 
+use crate::watched_file::FileWatch;
+
 /// Opens the real store, or says why it cannot.
 pub type Opener = Arc<
     dyn Fn() -> Pin<Box<dyn Future<Output = Result<Arc<dyn ActivityStore>, String>> + Send>>
@@ -24,10 +35,20 @@ pub type Opener = Arc<
         + Sync,
 >;
 
-/// Stands in for a store until it can be opened.
+/// Stands in for a store until it can be opened (and, for a file, opens
+/// it again when its file is replaced).
 pub struct ReconnectingStore {
     name: StoreName,
     current: RwLock<Arc<dyn ActivityStore>>,
+    file: Option<Watched>,
+}
+
+/// A store's file, watched, with what opens it again.
+struct Watched {
+    watch: FileWatch,
+    open: Opener,
+    /// When the file was last found replaced, said on the tab.
+    replaced_at: std::sync::Mutex<Option<DateTime<Utc>>>,
 }
 
 impl ReconnectingStore {
@@ -41,6 +62,7 @@ impl ReconnectingStore {
         let store = Arc::new(Self {
             name,
             current: RwLock::new(placeholder),
+            file: None,
         });
         let weak = Arc::downgrade(&store);
         tokio::spawn(async move {
@@ -67,6 +89,48 @@ impl ReconnectingStore {
         store
     }
 
+    /// `opened`, whose file at `path` is watched: replaced, it is opened
+    /// again with `open`.
+    pub fn watching(opened: Arc<dyn ActivityStore>, path: PathBuf, open: Opener) -> Arc<Self> {
+        Arc::new(Self {
+            name: opened.name().clone(),
+            current: RwLock::new(opened),
+            file: Some(Watched {
+                watch: FileWatch::new(path),
+                open,
+                replaced_at: std::sync::Mutex::default(),
+            }),
+        })
+    }
+
+    /// If the store's file was removed or replaced, opens the store again
+    /// on its path (once the new store answers, it takes the old one's place).
+    async fn reopen_if_replaced(&self) -> Result<(), StoreError> {
+        let Some(file) = self.file.as_ref().filter(|file| file.watch.replaced()) else {
+            return Ok(());
+        };
+        tracing::error!(store = %self.name, "the store's file was removed or replaced while in use; opening the store again on its path (what the old file held is not in the new one)");
+        let opened = (file.open)().await.map_err(|reason| {
+            StoreError::Unavailable(format!(
+                "its file was removed or replaced while in use, and it cannot be opened again: {reason}"
+            ))
+        })?;
+        file.watch.reopened();
+        *file
+            .replaced_at
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Utc::now());
+        let old = std::mem::replace(
+            &mut *self
+                .current
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+            opened,
+        );
+        old.close().await;
+        Ok(())
+    }
+
     fn current(&self) -> Arc<dyn ActivityStore> {
         self.current
             .read()
@@ -82,11 +146,40 @@ impl ActivityStore for ReconnectingStore {
     }
 
     async fn availability(&self) -> Availability {
-        self.current().availability().await
+        let mut availability = self.current().availability().await;
+        let Some(file) = &self.file else {
+            return availability;
+        };
+        if file.watch.replaced() {
+            availability.available = false;
+            availability.reason = "not keeping: its file was removed or replaced while in use; \
+                                   it is opened again at the next write"
+                .to_owned();
+        } else if let Some(at) = *file
+            .replaced_at
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        {
+            availability.reason = format!(
+                "{}; its file was removed or replaced at {} UTC and a new one was opened: \
+                 what the old file held is not in it",
+                availability.reason,
+                at.format("%Y-%m-%d %H:%M")
+            );
+        }
+        availability
     }
 
     async fn record(&self, batch: &Batch) -> Result<(), StoreError> {
-        self.current().record(batch).await
+        self.reopen_if_replaced().await?;
+        self.current().record(batch).await?;
+        if self.file.as_ref().is_some_and(|file| file.watch.replaced()) {
+            // The batch may have gone to the old file: written again to the new one.
+            return Err(StoreError::Unavailable(
+                "its file was removed or replaced during a write".to_owned(),
+            ));
+        }
+        Ok(())
     }
 
     async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {

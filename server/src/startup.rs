@@ -8,8 +8,9 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use activity::TokenKeys;
 use activity::recording::{RecorderStats, WriterHandle};
-use activity::store::ActivityStore;
+use activity::store::{ActivityStore, NullStore};
 use admin::server::{Admin, AdminConfig, ConnectionStats};
 use anyhow::Context as _;
 use axum::Router;
@@ -39,6 +40,8 @@ pub struct Application {
     writer: WriterHandle,
     limits: ConnectionArgs,
     connections: Arc<ConnectionStats>,
+    /// This server's mark in the data folder, removed at a clean stop.
+    serving: Option<crate::data_folder::Serving>,
 }
 
 /// The Admin tab's state: every store, the writer's counters, the password.
@@ -134,18 +137,43 @@ impl Application {
 
         crate::precompress::in_background(site_folder.join("pkg"));
         let store_name = config.store.store_name()?;
+        // One server at a time makes the keys and brings the store up to date.
+        let data_dir = config.store.data_dir.clone();
+        let start_lock = crate::data_folder::lock(&data_dir).await;
+        let serving = match &start_lock {
+            Ok(_) => {
+                crate::data_folder::Serving::begin(&data_dir, config.recorder.config().flush_every)
+            }
+            Err(reason) => {
+                tracing::warn!(%reason, "the data folder cannot be written");
+                None
+            }
+        };
         if config.demo {
             demo(&mut config, &store_name).await?;
         }
-        let site = config
-            .counting
-            .site_keys(Some(&config.store.data_dir))?
-            .context("a site key is always given or made in the data folder")?;
-        let counter = config.counting.counter(site.keys, store_name.clone())?;
-        if let Some(kept) = site.kept {
-            kept.keep_turning();
-        }
-        let store = config.store.open(store_name).await;
+        // Without its day keys the site serves on, counting nothing, and says why.
+        let (keys, not_counting) = match config.counting.site_keys(Some(&data_dir)) {
+            Ok(site) => {
+                let site = site.context("a site key is always given or made in the data folder")?;
+                if let Some(kept) = site.kept {
+                    kept.keep_turning();
+                }
+                (site.keys, None)
+            }
+            Err(error) => {
+                let reason = format!("not counting: {error:#}");
+                tracing::error!("{reason}; the site is served all the same");
+                let stand_in = TokenKeys::Static(crate::counting::random_key()?);
+                (stand_in, Some(reason))
+            }
+        };
+        let counter = config.counting.counter(keys, store_name.clone())?;
+        let store: Arc<dyn ActivityStore> = match not_counting {
+            Some(reason) => Arc::new(NullStore::new(store_name, reason)),
+            None => config.store.open(store_name).await,
+        };
+        drop(start_lock);
         let read_stores = config.store.open_read_stores().await;
         let availability = store.availability().await;
         tracing::info!(store = %store.name(), available = availability.available, "{}; {}", availability.reason, availability.retention);
@@ -182,6 +210,7 @@ impl Application {
             writer,
             limits: config.connections.clone(),
             connections,
+            serving,
         })
     }
 
@@ -252,6 +281,9 @@ impl Application {
         self.store.close().await;
         for store in &self.read_stores {
             store.close().await;
+        }
+        if let Some(serving) = self.serving {
+            serving.stopped();
         }
         Ok(())
     }

@@ -228,23 +228,35 @@ impl StoreArgs {
     /// Opens the store. If it cannot be opened now, the site still serves:
     /// a stand-in keeps nothing and says why, and the store is tried again
     /// in the background until it answers.
+    /// A SQLite store's file is watched: removed or replaced while the
+    /// server runs, it is opened again (see [`ReconnectingStore`]).
     pub async fn open(&self, name: StoreName) -> Arc<dyn ActivityStore> {
+        let args = self.clone();
+        let retry_name = name.clone();
+        let opener: Opener = Arc::new(move || {
+            let args = args.clone();
+            let name = retry_name.clone();
+            Box::pin(async move { args.open_once(name).await })
+        });
         match self.open_once(name.clone()).await {
-            Ok(store) => store,
+            Ok(store) => match self.kind().and_then(|_| self.sqlite_file()) {
+                Some(file) => ReconnectingStore::watching(store, file, opener),
+                None => store,
+            },
             Err(reason) => {
                 tracing::error!(%reason, "cannot open the store; keeping nothing until it answers");
                 if self.kind().is_none() {
                     return Arc::new(NullStore::new(name, format!("keeping nothing: {reason}")));
                 }
-                let args = self.clone();
-                let retry_name = name.clone();
-                let opener: Opener = Arc::new(move || {
-                    let args = args.clone();
-                    let name = retry_name.clone();
-                    Box::pin(async move { args.open_once(name).await })
-                });
                 ReconnectingStore::start(name, reason, opener, Duration::from_secs(5))
             }
         }
+    }
+
+    /// The SQLite file the store URL names (`None` for another engine).
+    fn sqlite_file(&self) -> Option<PathBuf> {
+        (self.kind() == Some(StoreKind::Sqlite))
+            .then(|| activity_sqlite::file_of(&self.url()))
+            .flatten()
     }
 }

@@ -34,6 +34,23 @@ use sqlx::sqlite::{
 /// or a `sqlite://` address); the file is made if it is missing.
 pub type SqliteStore = activity_sql::SqlStore<SqliteEngine>;
 
+/// A plain path as a `sqlite://` address; an address as it is.
+fn address(url: &str) -> String {
+    if url.starts_with("sqlite:") {
+        url.to_owned()
+    } else {
+        format!("sqlite://{url}")
+    }
+}
+
+/// The file a SQLite address (or a plain path) names, if it names one.
+pub fn file_of(url: &str) -> Option<std::path::PathBuf> {
+    SqliteConnectOptions::from_str(&address(url))
+        .ok()
+        .map(|options| options.get_filename().to_owned())
+        .filter(|path| !path.as_os_str().is_empty() && path.as_os_str() != ":memory:")
+}
+
 /// SQLite under the shared SQL store.
 #[derive(Debug)]
 pub struct SqliteEngine;
@@ -44,12 +61,7 @@ impl Engine for SqliteEngine {
     const TITLE: &'static str = "SQLite";
 
     async fn connect(url: &str) -> Result<(SqlitePool, String), StoreError> {
-        let url = if url.starts_with("sqlite:") {
-            url.to_owned()
-        } else {
-            format!("sqlite://{url}")
-        };
-        let options = SqliteConnectOptions::from_str(&url)
+        let options = SqliteConnectOptions::from_str(&address(url))
             .map_err(|error| StoreError::Unavailable(format!("not a SQLite address: {error}")))?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
