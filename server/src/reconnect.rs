@@ -110,6 +110,9 @@ impl ReconnectingStore {
             return Ok(());
         };
         tracing::error!(store = %self.name, "the store's file was removed or replaced while in use; opening the store again on its path (what the old file held is not in the new one)");
+        // Closed first: its last connection folds the journal (`-wal`) into
+        // the old file and removes it, so the new file never reads the old one's.
+        self.current().close().await;
         let opened = (file.open)().await.map_err(|reason| {
             StoreError::Unavailable(format!(
                 "its file was removed or replaced while in use, and it cannot be opened again: {reason}"
@@ -120,14 +123,10 @@ impl ReconnectingStore {
             .replaced_at
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Utc::now());
-        let old = std::mem::replace(
-            &mut *self
-                .current
-                .write()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-            opened,
-        );
-        old.close().await;
+        *self
+            .current
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = opened;
         Ok(())
     }
 
@@ -314,5 +313,46 @@ mod tests {
             .single()
             .expect("a time");
         activity::contract::store_contract(store.as_ref(), now).await;
+    }
+
+    /// A SQLite file removed under the store: said at once, opened again
+    /// at the next write, which lands in the new file, and said after.
+    #[tokio::test]
+    async fn a_removed_file_is_said_and_made_again_at_the_next_write() {
+        let folder = tempfile::tempdir().expect("a folder");
+        let path = folder.path().join("activity.db");
+        let url = path.to_str().expect("UTF-8").to_owned();
+        let open: Opener = Arc::new(move || {
+            let url = url.clone();
+            Box::pin(async move {
+                activity_sqlite::SqliteStore::open(&url, name(), Retention::default())
+                    .await
+                    .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
+                    .map_err(|error| error.to_string())
+            })
+        });
+        let store = ReconnectingStore::watching(open().await.expect("opens"), path.clone(), open);
+        let day = Utc::now().date_naive();
+        let batch = activity::sample::day_rows(&name(), day, 5, 1);
+        store.record(&batch).await.expect("written");
+        std::fs::remove_file(&path).expect("removed");
+        let said = store.availability().await;
+        assert!(
+            !said.available && said.reason.contains("removed or replaced"),
+            "{said:?}"
+        );
+        store.record(&batch).await.expect("written to a new file");
+        let said = store.availability().await;
+        assert!(
+            said.available && said.reason.contains("a new one was opened"),
+            "{said:?}"
+        );
+        let visitors = store.visitors_since(day).await.expect("reads");
+        assert_eq!(
+            visitors.len(),
+            5,
+            "the new file holds the second write only"
+        );
+        store.close().await;
     }
 }

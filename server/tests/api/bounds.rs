@@ -27,7 +27,7 @@ const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 
 
 /// Sends `count` GETs, 32 at a time, for `request(n)`'s path from its
 /// forwarded address; every one must be answered.
-async fn send_all(url: &str, count: usize, request: impl Fn(usize) -> (String, String)) {
+pub(crate) async fn send_all(url: &str, count: usize, request: impl Fn(usize) -> (String, String)) {
     let client = reqwest::Client::new();
     let answered = futures::stream::iter(0..count)
         .map(|n| {

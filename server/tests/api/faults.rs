@@ -394,10 +394,10 @@ async fn postgres_stopped_for_30_s_under_load_gets_every_hit_when_it_returns() {
 
 /// A tmpfs mounted on a folder of its own (for a file system that can be
 /// made read-only), unmounted on drop; `None` where mounting is not allowed.
-struct Mounted(tempfile::TempDir);
+pub(crate) struct Mounted(pub(crate) tempfile::TempDir);
 
 impl Mounted {
-    fn new() -> Option<Self> {
+    pub(crate) fn new() -> Option<Self> {
         let folder = tempfile::tempdir().expect("a folder");
         let mounted = Command::new("mount")
             .args(["-t", "tmpfs", "-o", "size=64m", "tmpfs"])
@@ -407,7 +407,7 @@ impl Mounted {
         mounted.then_some(Self(folder))
     }
 
-    fn read_only(&self, read_only: bool) {
+    pub(crate) fn read_only(&self, read_only: bool) {
         let option = if read_only {
             "remount,ro"
         } else {

@@ -11,6 +11,7 @@ mod explain;
 mod export;
 mod faults;
 mod first_run;
+mod folder;
 mod helpers;
 mod impostors;
 mod leaks;
