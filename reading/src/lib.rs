@@ -20,6 +20,7 @@
 #![warn(missing_docs)]
 
 pub mod cache;
+pub mod deadline;
 pub mod export;
 mod marks;
 mod merge;

@@ -36,6 +36,11 @@ struct Said {
 pub struct Marks(Vec<Result<Said, StoreError>>);
 
 impl Marks {
+    /// No store's marks: each says `error`.
+    pub fn unread(stores: usize, error: StoreError) -> Self {
+        Self((0..stores).map(|_| Err(error.clone())).collect())
+    }
+
     /// Reads the marks of every store from `since` on, all at once.
     pub async fn read(stores: &[Arc<dyn ActivityStore>], since: NaiveDate) -> Self {
         let reads = futures::future::join_all(stores.iter().map(|store| async move {

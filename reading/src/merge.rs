@@ -67,15 +67,17 @@ pub(crate) async fn latest_visitors(
     until: Option<NaiveDate>,
     limit: usize,
 ) -> (Vec<VisitorDay>, usize) {
-    let reads = futures::future::join_all(stores.iter().map(|store| async move {
-        match until {
-            None => store.latest_visitors(since, limit).await,
-            Some(until) => store.visitors_since(since).await.map(|mut rows| {
-                rows.retain(|row| row.day <= until);
-                let all = rows.len() as u64;
-                (rows, all)
-            }),
-        }
+    let reads = futures::future::join_all(stores.iter().map(|store| {
+        crate::deadline::within("the visitor table", async move {
+            match until {
+                None => store.latest_visitors(since, limit).await,
+                Some(until) => store.visitors_since(since).await.map(|mut rows| {
+                    rows.retain(|row| row.day <= until);
+                    let all = rows.len() as u64;
+                    (rows, all)
+                }),
+            }
+        })
     }))
     .await;
     let mut total = 0;

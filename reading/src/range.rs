@@ -14,6 +14,7 @@ use chrono::{Days, NaiveDate};
 
 use crate::Reading;
 use crate::cache::Summaries;
+use crate::deadline::within;
 use crate::marks::Marks;
 
 /// How many paths [`RangeFigures::top_paths`] lists.
@@ -80,11 +81,20 @@ impl Reading {
         let previous_first = first_day(first - Days::new(1), days);
         let stores = self.stores();
         let steps = self.steps();
-        let marks = Marks::read(stores, previous_first).await;
-        let (summaries, all_current, summary_error) = match self
-            .cache()
-            .summaries(stores, &marks, previous_first, last, steps)
-            .await
+        let marks = match within("the days' totals", async {
+            Ok(Marks::read(stores, previous_first).await)
+        })
+        .await
+        {
+            Ok(marks) => marks,
+            Err(error) => Marks::unread(stores.len(), error),
+        };
+        let (summaries, all_current, summary_error) = match within(
+            "the day summaries",
+            self.cache()
+                .summaries(stores, &marks, previous_first, last, steps),
+        )
+        .await
         {
             Ok(Summaries { days, current }) => (days, current, None),
             Err(error) => (Vec::new(), false, Some(error)),
@@ -111,7 +121,15 @@ impl Reading {
                     .iter()
                     .map(|day| requests.ok().and_then(|r| r.get(day).copied()).unwrap_or(0))
                     .collect(),
-                availability: store.availability().await,
+                availability: within("whether it keeps activity", async {
+                    Ok(store.availability().await)
+                })
+                .await
+                .unwrap_or_else(|error| Availability {
+                    available: false,
+                    reason: error.to_string(),
+                    retention: String::new(),
+                }),
                 cost: store.cost(),
                 error,
             });

@@ -89,7 +89,7 @@ async fn a_store_that_cannot_be_read_is_reported_and_the_others_summed() {
     let kept = memory("kept");
     kept.record(&day(&kept, today, 10)).await.expect("kept");
     let broken: Arc<dyn ActivityStore> =
-        Arc::new(Broken(StoreName::parse("broken").expect("a name")));
+        Arc::new(Broken(StoreName::parse("broken").expect("a name"), false));
     let view = reading(vec![kept, broken]).range(7, today).await;
     assert_eq!(view.days.last().expect("today").1.total(), 10);
     assert!(view.stores[0].error.is_none());
@@ -97,11 +97,45 @@ async fn a_store_that_cannot_be_read_is_reported_and_the_others_summed() {
     assert!(!view.stores[1].availability.available);
 }
 
-/// A store whose every read fails, as a server that went away.
-struct Broken(StoreName);
+/// A store that never answers holds the page for the deadline at most:
+/// the others are drawn, and its card says it did not answer in time.
+#[tokio::test(start_paused = true)]
+async fn a_store_that_never_answers_holds_the_tab_for_a_bounded_time() {
+    let today = noon().date_naive();
+    let kept = memory("kept");
+    kept.record(&day(&kept, today, 10)).await.expect("kept");
+    let stalled: Arc<dyn ActivityStore> =
+        Arc::new(Broken(StoreName::parse("stalled").expect("a name"), true));
+    let reading = reading(vec![kept, stalled]);
+    let started = tokio::time::Instant::now();
+    let view = reading.range(7, today).await;
+    let took = started.elapsed();
+    let deadline = whocomes_reading::deadline::READ_DEADLINE;
+    assert!(took <= deadline * 3, "answered in {took:?}");
+    assert_eq!(
+        view.stores[1].error,
+        Some(StoreError::Busy),
+        "{:?}",
+        view.stores[1]
+    );
+    assert!(!view.stores[1].availability.available);
+    let started = tokio::time::Instant::now();
+    let (rows, _) = reading.latest_visitors(today, None, 10).await;
+    assert!(started.elapsed() <= deadline, "the visitor table too");
+    assert_eq!(rows.len(), 10, "the other store's rows are there");
+}
 
-fn gone<T>() -> Result<T, StoreError> {
-    Err(StoreError::Unavailable("the server went away".to_owned()))
+/// A store whose every read fails, as a server that went away (or, if
+/// `.1`, never answers, as a server that stopped answering without closing).
+struct Broken(StoreName, bool);
+
+impl Broken {
+    async fn gone<T>(&self) -> Result<T, StoreError> {
+        if self.1 {
+            std::future::pending::<()>().await;
+        }
+        Err(StoreError::Unavailable("the server went away".to_owned()))
+    }
 }
 
 #[async_trait::async_trait]
@@ -110,6 +144,9 @@ impl ActivityStore for Broken {
         &self.0
     }
     async fn availability(&self) -> Availability {
+        if self.1 {
+            std::future::pending::<()>().await;
+        }
         Availability {
             available: false,
             reason: "the server went away".to_owned(),
@@ -117,31 +154,31 @@ impl ActivityStore for Broken {
         }
     }
     async fn record(&self, _batch: &Batch) -> Result<(), StoreError> {
-        gone()
+        self.gone().await
     }
     async fn hours_since(&self, _since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
-        gone()
+        self.gone().await
     }
     async fn paths_in_hour(&self, _hour: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
-        gone()
+        self.gone().await
     }
     async fn visitors_since(&self, _since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
-        gone()
+        self.gone().await
     }
     async fn enforce_retention(&self, _now: DateTime<Utc>) -> Result<(), StoreError> {
-        gone()
+        self.gone().await
     }
     async fn expired_kinds_since(
         &self,
         _since: NaiveDate,
     ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
-        gone()
+        self.gone().await
     }
     async fn bot_days_since(
         &self,
         _since: NaiveDate,
     ) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError> {
-        gone()
+        self.gone().await
     }
     fn cost(&self) -> Cost {
         Cost::default()
@@ -151,7 +188,7 @@ impl ActivityStore for Broken {
         _since: NaiveDate,
         _limit: usize,
     ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
-        gone()
+        self.gone().await
     }
     async fn day_summaries(
         &self,
@@ -159,25 +196,25 @@ impl ActivityStore for Broken {
         _last: NaiveDate,
         _steps: &[report::FunnelStep],
     ) -> Result<Vec<activity::summary::DaySummary>, StoreError> {
-        gone()
+        self.gone().await
     }
     async fn day_requests(&self, _since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-        gone()
+        self.gone().await
     }
     async fn day_marks(&self, _since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-        gone()
+        self.gone().await
     }
     async fn imported(&self, _log: &str) -> Result<Option<activity::store::Imported>, StoreError> {
-        gone()
+        self.gone().await
     }
     async fn mark_imported(&self, _imported: &activity::store::Imported) -> Result<(), StoreError> {
-        gone()
+        self.gone().await
     }
     async fn note(&self, _name: &str) -> Result<Option<String>, StoreError> {
-        gone()
+        self.gone().await
     }
     async fn keep_note(&self, _name: &str, _body: &str) -> Result<(), StoreError> {
-        gone()
+        self.gone().await
     }
     async fn close(&self) {}
 }
