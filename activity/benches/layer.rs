@@ -61,6 +61,24 @@ impl ActivityStore for Discard {
     async fn record(&self, _batch: &Batch) -> Result<(), StoreError> {
         Ok(())
     }
+    async fn hours_page(
+        &self,
+        _since: chrono::DateTime<chrono::Utc>,
+        _after: Option<(chrono::DateTime<chrono::Utc>, String)>,
+        _limit: usize,
+    ) -> Result<Vec<HourRow>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn visitors_page(
+        &self,
+        _since: chrono::NaiveDate,
+        _after: Option<(chrono::NaiveDate, whocomes_activity::VisitorToken)>,
+        _limit: usize,
+    ) -> Result<Vec<VisitorDay>, StoreError> {
+        Ok(Vec::new())
+    }
+
     async fn paths_in_hour(
         &self,
         _hour: chrono::DateTime<chrono::Utc>,

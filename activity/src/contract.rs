@@ -247,6 +247,54 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         "the newest day's last token, whole"
     );
 
+    // An export's pages, two rows at a time: every row once, in order, whole.
+    let mut paged = Vec::new();
+    let mut after = None;
+    loop {
+        let page = store
+            .visitors_page(old_day, after.clone(), 2)
+            .await
+            .unwrap_or_else(|e| panic!("reads a page of visitors: {e}"));
+        assert!(page.len() <= 2, "at most the limit");
+        let Some(last) = page.last() else { break };
+        after = Some((last.day, last.visitor.clone()));
+        paged.extend(page);
+    }
+    assert_eq!(
+        sorted_visitors(paged.clone()),
+        sorted_visitors(expected.visitors.clone()),
+        "the visitor pages hold every row, whole"
+    );
+    assert!(
+        paged
+            .windows(2)
+            .all(|w| (w[0].day, &w[0].visitor) < (w[1].day, &w[1].visitor)),
+        "by day and token, none twice"
+    );
+    let mut paged = Vec::new();
+    let mut after = None;
+    loop {
+        let page = store
+            .hours_page(since, after.clone(), 3)
+            .await
+            .unwrap_or_else(|e| panic!("reads a page of hours: {e}"));
+        assert!(page.len() <= 3, "at most the limit");
+        let Some(last) = page.last() else { break };
+        after = Some((last.hour, last.path.clone()));
+        paged.extend(page);
+    }
+    assert!(
+        paged
+            .windows(2)
+            .all(|w| (w[0].hour, &w[0].path) < (w[1].hour, &w[1].path)),
+        "by hour and path, none twice"
+    );
+    assert_eq!(
+        sorted_hours(paged),
+        sorted_hours(expected.hours.clone()),
+        "the hour pages hold every row"
+    );
+
     store
         .enforce_retention(now)
         .await

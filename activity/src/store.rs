@@ -14,6 +14,7 @@ use crate::hit::StoreName;
 use crate::report::{BotCount, FunnelStep, KindCounts, merge_visitors, visitor_kind};
 use crate::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use crate::summary::{self, DaySummary};
+use crate::token::VisitorToken;
 
 /// Why a store could not do what was asked. The messages are safe to show
 /// a signed-in admin: they never hold row contents (a stranger's page says
@@ -127,6 +128,28 @@ pub trait ActivityStore: Send + Sync {
     /// Hourly rows from `since` on.
     async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError>;
 
+    /// At most `limit` hourly rows from `since` on, in the order of hour
+    /// and path, after the row of `after` (hour and path) if given: an
+    /// export reads them a page at a time. [`page_of_hours`] cuts a page
+    /// out of [`hours_since`](Self::hours_since).
+    async fn hours_page(
+        &self,
+        since: DateTime<Utc>,
+        after: Option<(DateTime<Utc>, String)>,
+        limit: usize,
+    ) -> Result<Vec<HourRow>, StoreError>;
+
+    /// At most `limit` visitor-days from `since` on, with their paths and
+    /// sources, in the order of day and token, after `after`'s if given.
+    /// [`page_of_visitors`] cuts a page out of
+    /// [`visitors_since`](Self::visitors_since).
+    async fn visitors_page(
+        &self,
+        since: NaiveDate,
+        after: Option<(NaiveDate, VisitorToken)>,
+        limit: usize,
+    ) -> Result<Vec<VisitorDay>, StoreError>;
+
     /// The paths this store keeps for the hour starting `hour`: what the
     /// writer's cap on an hour's paths starts from after a restart.
     async fn paths_in_hour(&self, hour: DateTime<Utc>) -> Result<Vec<String>, StoreError>;
@@ -212,6 +235,48 @@ pub trait ActivityStore: Send + Sync {
     async fn close(&self);
 }
 
+/// [`ActivityStore::hours_page`] for a store with no quicker way: reads
+/// every row from `since` on and keeps the page.
+pub async fn page_of_hours(
+    store: &(impl ActivityStore + ?Sized),
+    since: DateTime<Utc>,
+    after: Option<(DateTime<Utc>, String)>,
+    limit: usize,
+) -> Result<Vec<HourRow>, StoreError> {
+    let mut rows = store.hours_since(since).await?;
+    rows.sort_by(|a, b| (a.hour, &a.path).cmp(&(b.hour, &b.path)));
+    Ok(rows
+        .into_iter()
+        .filter(|row| {
+            after
+                .as_ref()
+                .is_none_or(|(hour, path)| (row.hour, &row.path) > (*hour, path))
+        })
+        .take(limit)
+        .collect())
+}
+
+/// [`ActivityStore::visitors_page`] for a store with no quicker way: reads
+/// every row from `since` on and keeps the page.
+pub async fn page_of_visitors(
+    store: &(impl ActivityStore + ?Sized),
+    since: NaiveDate,
+    after: Option<(NaiveDate, VisitorToken)>,
+    limit: usize,
+) -> Result<Vec<VisitorDay>, StoreError> {
+    let mut rows = store.visitors_since(since).await?;
+    rows.sort_by(|a, b| (a.day, &a.visitor).cmp(&(b.day, &b.visitor)));
+    Ok(rows
+        .into_iter()
+        .filter(|row| {
+            after
+                .as_ref()
+                .is_none_or(|(day, visitor)| (row.day, &row.visitor) > (*day, visitor))
+        })
+        .take(limit)
+        .collect())
+}
+
 /// Counts operations, failures and time for a store's [`Cost`].
 #[derive(Debug, Default)]
 pub struct CostMeter(Mutex<Cost>);
@@ -279,6 +344,24 @@ impl ActivityStore for NullStore {
     }
 
     async fn paths_in_hour(&self, _hour: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn hours_page(
+        &self,
+        _since: DateTime<Utc>,
+        _after: Option<(DateTime<Utc>, String)>,
+        _limit: usize,
+    ) -> Result<Vec<HourRow>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn visitors_page(
+        &self,
+        _since: NaiveDate,
+        _after: Option<(NaiveDate, VisitorToken)>,
+        _limit: usize,
+    ) -> Result<Vec<VisitorDay>, StoreError> {
         Ok(Vec::new())
     }
 
@@ -468,6 +551,24 @@ impl ActivityStore for MemoryStore {
             .filter(|row| row.hour == hour && row.store == self.name)
             .map(|row| row.path.clone())
             .collect())
+    }
+
+    async fn hours_page(
+        &self,
+        since: DateTime<Utc>,
+        after: Option<(DateTime<Utc>, String)>,
+        limit: usize,
+    ) -> Result<Vec<HourRow>, StoreError> {
+        page_of_hours(self, since, after, limit).await
+    }
+
+    async fn visitors_page(
+        &self,
+        since: NaiveDate,
+        after: Option<(NaiveDate, VisitorToken)>,
+        limit: usize,
+    ) -> Result<Vec<VisitorDay>, StoreError> {
+        page_of_visitors(self, since, after, limit).await
     }
 
     async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {

@@ -117,6 +117,24 @@ impl ActivityStore for Slow {
     async fn record(&self, batch: &activity::rows::Batch) -> Result<(), StoreError> {
         self.0.record(batch).await
     }
+    async fn hours_page(
+        &self,
+        since: chrono::DateTime<Utc>,
+        after: Option<(chrono::DateTime<Utc>, String)>,
+        limit: usize,
+    ) -> Result<Vec<activity::rows::HourRow>, StoreError> {
+        self.0.hours_page(since, after, limit).await
+    }
+
+    async fn visitors_page(
+        &self,
+        since: NaiveDate,
+        after: Option<(NaiveDate, activity::VisitorToken)>,
+        limit: usize,
+    ) -> Result<Vec<activity::rows::VisitorDay>, StoreError> {
+        self.0.visitors_page(since, after, limit).await
+    }
+
     async fn paths_in_hour(&self, hour: chrono::DateTime<Utc>) -> Result<Vec<String>, StoreError> {
         self.0.paths_in_hour(hour).await
     }

@@ -162,6 +162,22 @@ impl ActivityStore for Broken {
     async fn paths_in_hour(&self, _hour: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
         self.gone().await
     }
+    async fn hours_page(
+        &self,
+        _since: DateTime<Utc>,
+        _after: Option<(DateTime<Utc>, String)>,
+        _limit: usize,
+    ) -> Result<Vec<HourRow>, StoreError> {
+        self.gone().await
+    }
+    async fn visitors_page(
+        &self,
+        _since: NaiveDate,
+        _after: Option<(NaiveDate, activity::VisitorToken)>,
+        _limit: usize,
+    ) -> Result<Vec<VisitorDay>, StoreError> {
+        self.gone().await
+    }
     async fn visitors_since(&self, _since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
         self.gone().await
     }

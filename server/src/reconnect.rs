@@ -189,6 +189,24 @@ impl ActivityStore for ReconnectingStore {
         self.current().paths_in_hour(hour).await
     }
 
+    async fn hours_page(
+        &self,
+        since: DateTime<Utc>,
+        after: Option<(DateTime<Utc>, String)>,
+        limit: usize,
+    ) -> Result<Vec<HourRow>, StoreError> {
+        self.current().hours_page(since, after, limit).await
+    }
+
+    async fn visitors_page(
+        &self,
+        since: NaiveDate,
+        after: Option<(NaiveDate, activity::VisitorToken)>,
+        limit: usize,
+    ) -> Result<Vec<VisitorDay>, StoreError> {
+        self.current().visitors_page(since, after, limit).await
+    }
+
     async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
         self.current().visitors_since(since).await
     }

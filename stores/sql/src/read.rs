@@ -97,51 +97,106 @@ pub(crate) async fn latest_visitors<E: Engine>(
         None => 0,
     };
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-    let rows = visitors::<E>(pool, store, since, Some(limit)).await?;
+    let rows = visitors::<E>(pool, store, since, Which::Newest(limit)).await?;
     Ok((rows, total))
 }
 
-/// Which rows [`visitors`] reads: all from a day on, or the newest few.
-fn chosen(limit: Option<i64>) -> (&'static str, &'static str) {
-    match limit {
-        None => ("ORDER BY day, visitor", ""),
-        Some(_) => (
+/// At most `limit` hourly rows from `since` on, by hour and path, after
+/// `after`'s row (a path is never empty, so `(since, "")` is before the first).
+pub(crate) async fn hours_page<E: Engine>(
+    pool: &Pool<E::Db>,
+    store: &StoreName,
+    since: DateTime<Utc>,
+    after: Option<(DateTime<Utc>, String)>,
+    limit: usize,
+) -> Result<Vec<HourRow>, StoreError> {
+    let (hour, path) = after.unwrap_or((since, String::new()));
+    let query = sqlx::query(
+        "SELECT hour, path, requests, bots, self_reads FROM hours \
+         WHERE store = $1 AND hour >= $2 AND (hour > $3 OR (hour = $3 AND path > $4)) \
+         ORDER BY hour, path LIMIT $5",
+    );
+    let query = E::bind_hour(E::bind_text(query, store.as_str()), since);
+    let query = E::bind_text(E::bind_hour(query, hour), &path);
+    let query = E::bind_int(query, i64::try_from(limit).unwrap_or(i64::MAX));
+    let rows = E::fetch_all(pool, query).await.map_err(failed)?;
+    rows.iter()
+        .map(|row| {
+            Ok(HourRow {
+                store: store.clone(),
+                hour: E::hour(row, "hour")?,
+                path: E::text(row, "path")?,
+                requests: count(E::int(row, "requests")?),
+                bots: count(E::int(row, "bots")?),
+                self_reads: count(E::int(row, "self_reads")?),
+            })
+        })
+        .collect()
+}
+
+/// Which visitor-days [`visitors`] reads from a day on.
+#[derive(Clone, Copy)]
+pub(crate) enum Which<'a> {
+    /// All of them.
+    All,
+    /// The newest few.
+    Newest(i64),
+    /// A page of them, by day and token, after a day and token.
+    After(NaiveDate, &'a str, i64),
+}
+
+/// How [`visitors`] and [`parts`] choose their rows: after `WHERE store =
+/// $1 AND day >= $2`, the visitor-days' `AND …`/`ORDER BY …`, and the
+/// parts' `AND …` (their visitor-days, `v`).
+fn chosen(which: Which<'_>) -> (&'static str, &'static str) {
+    match which {
+        Which::All => ("ORDER BY day, visitor", ""),
+        Which::Newest(_) => (
             "ORDER BY day DESC, visitor DESC LIMIT $3",
             " AND (v.day, v.visitor) IN (SELECT day, visitor FROM visitor_days \
              WHERE store = $1 AND day >= $2 ORDER BY day DESC, visitor DESC LIMIT $3)",
         ),
+        Which::After(..) => (
+            "AND (day > $3 OR (day = $3 AND visitor > $4)) ORDER BY day, visitor LIMIT $5",
+            " AND (v.day, v.visitor) IN (SELECT day, visitor FROM visitor_days \
+             WHERE store = $1 AND day >= $2 AND (day > $3 OR (day = $3 AND visitor > $4)) \
+             ORDER BY day, visitor LIMIT $5)",
+        ),
     }
 }
 
-/// Binds the store, the first day and (if any) the limit.
+/// Binds the store, the first day and what `which` needs.
 fn bound<'q, E: Engine>(
     sql: &'q str,
     store: &'q StoreName,
     since: NaiveDate,
-    limit: Option<i64>,
+    which: Which<'q>,
 ) -> Query<'q, E> {
     let query = E::bind_day(E::bind_text(sqlx::query(sql), store.as_str()), since);
-    match limit {
-        Some(limit) => E::bind_int(query, limit),
-        None => query,
+    match which {
+        Which::All => query,
+        Which::Newest(limit) => E::bind_int(query, limit),
+        Which::After(day, visitor, limit) => {
+            E::bind_int(E::bind_text(E::bind_day(query, day), visitor), limit)
+        }
     }
 }
 
-/// Visitor-days from `since` on (or the newest `limit` of them), each with
-/// its paths and sources.
+/// Visitor-days from `since` on (all, the newest few, or a page), each
+/// with its paths and sources.
 pub(crate) async fn visitors<E: Engine>(
     pool: &Pool<E::Db>,
     store: &StoreName,
     since: NaiveDate,
-    limit: Option<i64>,
+    which: Which<'_>,
 ) -> Result<Vec<VisitorDay>, StoreError> {
-    let (order, _) = chosen(limit);
+    let (order, _) = chosen(which);
     let sql = format!(
         "SELECT day, visitor, network, first_seen, last_seen, requests, bots, self_reads, \
                 evidence, bot_classes \
          FROM visitor_days WHERE store = $1 AND day >= $2 {order}"
     );
-    let rows = E::fetch_all(pool, bound::<E>(&sql, store, since, limit))
+    let rows = E::fetch_all(pool, bound::<E>(&sql, store, since, which))
         .await
         .map_err(failed)?;
     let mut visitors = Vec::with_capacity(rows.len());
@@ -168,12 +223,12 @@ pub(crate) async fn visitors<E: Engine>(
         });
     }
 
-    let paths = parts::<E>(pool, store, since, Part::PATHS, limit)
+    let paths = parts::<E>(pool, store, since, Part::PATHS, which)
         .await?
         .into_iter()
         .map(|(day, visitor, path, requests)| (day, visitor, PathCount { path, requests }))
         .collect();
-    let sources = parts::<E>(pool, store, since, Part::SOURCES, limit)
+    let sources = parts::<E>(pool, store, since, Part::SOURCES, which)
         .await?
         .into_iter()
         .map(|(day, visitor, source, page_loads)| {
@@ -213,9 +268,9 @@ async fn parts<E: Engine>(
     store: &StoreName,
     since: NaiveDate,
     part: Part,
-    limit: Option<i64>,
+    which: Which<'_>,
 ) -> Result<Vec<(NaiveDate, VisitorToken, String, u64)>, StoreError> {
-    let (_, only) = chosen(limit);
+    let (_, only) = chosen(which);
     let Part {
         table,
         name,
@@ -226,7 +281,7 @@ async fn parts<E: Engine>(
          FROM visitor_days v JOIN {table} p ON p.visitor_day = v.id \
          WHERE v.store = $1 AND v.day >= $2{only}"
     );
-    let rows = E::fetch_all(pool, bound::<E>(&sql, store, since, limit))
+    let rows = E::fetch_all(pool, bound::<E>(&sql, store, since, which))
         .await
         .map_err(failed)?;
     rows.iter()

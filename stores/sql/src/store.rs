@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use activity::StoreName;
+use activity::VisitorToken;
 use activity::bot_class::BotClass;
 use activity::report::{BotCount, FunnelStep, KindCounts};
 use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
@@ -122,6 +123,34 @@ impl<E: Engine> ActivityStore for SqlStore<E> {
         self.metered(started, result)
     }
 
+    async fn hours_page(
+        &self,
+        since: DateTime<Utc>,
+        after: Option<(DateTime<Utc>, String)>,
+        limit: usize,
+    ) -> Result<Vec<HourRow>, StoreError> {
+        let started = Instant::now();
+        let result = read::hours_page::<E>(&self.pool, &self.name, since, after, limit).await;
+        self.metered(started, result)
+    }
+
+    async fn visitors_page(
+        &self,
+        since: NaiveDate,
+        after: Option<(NaiveDate, VisitorToken)>,
+        limit: usize,
+    ) -> Result<Vec<VisitorDay>, StoreError> {
+        let started = Instant::now();
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        // A token is never empty, so `(since, "")` is before the first row.
+        let (day, visitor) = after.map_or((since, String::new()), |(day, visitor)| {
+            (day, visitor.as_str().to_owned())
+        });
+        let which = read::Which::After(day, &visitor, limit);
+        let result = read::visitors::<E>(&self.pool, &self.name, since, which).await;
+        self.metered(started, result)
+    }
+
     async fn paths_in_hour(&self, hour: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
         let started = Instant::now();
         let result = read::paths_in_hour::<E>(&self.pool, &self.name, hour).await;
@@ -130,7 +159,7 @@ impl<E: Engine> ActivityStore for SqlStore<E> {
 
     async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
         let started = Instant::now();
-        let result = read::visitors::<E>(&self.pool, &self.name, since, None).await;
+        let result = read::visitors::<E>(&self.pool, &self.name, since, read::Which::All).await;
         self.metered(started, result)
     }
 
