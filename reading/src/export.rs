@@ -88,47 +88,121 @@ pub enum ExportError {
     Unreadable(#[from] crate::merge::Unreadable),
 }
 
-/// Writes `rows` as JSON, or as CSV with `header` and one `record` per row.
-fn write_rows<T: serde::Serialize>(
-    rows: &[T],
+/// Writes rows a page at a time, so that an export holds one page however
+/// many rows it has: the CSV header (or JSON's `[`) before the first row,
+/// each page's rows, and [`finish`](Self::finish) after the last.
+#[derive(Debug)]
+pub struct Pages {
     format: ExportFormat,
-    header: &[&str],
-    record: impl Fn(&T) -> Result<Vec<String>, ExportError>,
-    mut out: impl Write,
-) -> Result<(), ExportError> {
-    match format {
-        ExportFormat::Json => serde_json::to_writer_pretty(&mut out, rows)?,
-        ExportFormat::Csv => {
-            let mut csv = csv::Writer::from_writer(&mut out);
-            csv.write_record(header)?;
-            for row in rows {
-                csv.write_record(record(row)?)?;
-            }
-            csv.flush()?;
-        }
-    }
-    writeln!(out)?;
-    Ok(())
+    rows: usize,
 }
 
-/// Writes hourly rows.
+impl Pages {
+    /// No row written yet.
+    pub fn new(format: ExportFormat) -> Self {
+        Self { format, rows: 0 }
+    }
+
+    /// How many rows were written.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Writes the beginning (before any row) to `out`.
+    fn begin(&self, header: &[&str], out: &mut Vec<u8>) -> Result<(), ExportError> {
+        match self.format {
+            ExportFormat::Json => out.push(b'['),
+            ExportFormat::Csv => {
+                let mut csv = csv::Writer::from_writer(&mut *out);
+                csv.write_record(header)?;
+                csv.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes `rows` to `out` (after the beginning if they are the first),
+    /// as JSON records, or as CSV with `header` and one `record` per row.
+    pub fn page<T: serde::Serialize>(
+        &mut self,
+        rows: &[T],
+        header: &[&str],
+        record: impl Fn(&T) -> Result<Vec<String>, ExportError>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), ExportError> {
+        if self.rows == 0 {
+            self.begin(header, out)?;
+        }
+        match self.format {
+            ExportFormat::Json => {
+                for (n, row) in rows.iter().enumerate() {
+                    out.extend_from_slice(if self.rows + n == 0 { b"\n" } else { b",\n" });
+                    serde_json::to_writer_pretty(&mut *out, row)?;
+                }
+            }
+            ExportFormat::Csv => {
+                let mut csv = csv::WriterBuilder::new()
+                    .has_headers(false)
+                    .from_writer(&mut *out);
+                for row in rows {
+                    csv.write_record(record(row)?)?;
+                }
+                csv.flush()?;
+            }
+        }
+        self.rows += rows.len();
+        Ok(())
+    }
+
+    /// Writes the end (and the beginning, if no row came) to `out`.
+    pub fn finish(self, header: &[&str], out: &mut Vec<u8>) -> Result<(), ExportError> {
+        if self.rows == 0 {
+            self.begin(header, out)?;
+        }
+        if self.format == ExportFormat::Json {
+            out.extend_from_slice(if self.rows == 0 { b"]" } else { b"\n]" });
+        }
+        out.push(b'\n');
+        Ok(())
+    }
+}
+
+/// The CSV header of hourly rows.
+pub const HOURS_HEADER: &[&str] = &["store", "hour", "path", "requests", "bots", "self_reads"];
+
+/// An hourly row's CSV record.
+fn hour_record(row: &HourRow) -> Result<Vec<String>, ExportError> {
+    Ok(vec![
+        row.store.to_string(),
+        row.hour.to_rfc3339(),
+        row.path.clone(),
+        row.requests.to_string(),
+        row.bots.to_string(),
+        row.self_reads.to_string(),
+    ])
+}
+
+/// Writes a page of hourly rows.
+pub fn hours_page(
+    pages: &mut Pages,
+    rows: &[HourRow],
+    out: &mut Vec<u8>,
+) -> Result<(), ExportError> {
+    pages.page(rows, HOURS_HEADER, hour_record, out)
+}
+
+/// Writes hourly rows, whole.
 pub fn write_hours(
     rows: &[HourRow],
     format: ExportFormat,
-    out: impl Write,
+    mut out: impl Write,
 ) -> Result<(), ExportError> {
-    let header = ["store", "hour", "path", "requests", "bots", "self_reads"];
-    let record = |row: &HourRow| {
-        Ok(vec![
-            row.store.to_string(),
-            row.hour.to_rfc3339(),
-            row.path.clone(),
-            row.requests.to_string(),
-            row.bots.to_string(),
-            row.self_reads.to_string(),
-        ])
-    };
-    write_rows(rows, format, &header, record, out)
+    let mut pages = Pages::new(format);
+    let mut bytes = Vec::new();
+    hours_page(&mut pages, rows, &mut bytes)?;
+    pages.finish(HOURS_HEADER, &mut bytes)?;
+    out.write_all(&bytes)?;
+    Ok(())
 }
 
 /// A visitor-day as exported: the row, its kind (SPEC §3) and the signs
@@ -170,12 +244,55 @@ fn kind_word(kind: VisitorKind) -> &'static str {
     }
 }
 
-/// Writes visitor-day rows (paths and sources as JSON in their CSV cells),
-/// each with its `kind` and `signs`.
-pub fn write_visitors(
+/// The CSV header of visitor-day rows.
+pub const VISITORS_HEADER: &[&str] = &[
+    "store",
+    "day",
+    "visitor",
+    "network",
+    "first_seen",
+    "last_seen",
+    "requests",
+    "bots",
+    "self_reads",
+    "kind",
+    "signs",
+    "bot_classes",
+    "top_paths",
+    "sources",
+];
+
+/// A visitor-day's CSV record.
+fn visitor_record(exported: &Exported<'_>) -> Result<Vec<String>, ExportError> {
+    let row = exported.row;
+    Ok(vec![
+        row.store.to_string(),
+        row.day.to_string(),
+        row.visitor.to_string(),
+        row.network.to_string(),
+        row.first_seen.to_rfc3339(),
+        row.last_seen.to_rfc3339(),
+        row.requests.to_string(),
+        row.bots.to_string(),
+        row.self_reads.to_string(),
+        kind_word(exported.kind).to_owned(),
+        exported.signs.join("; "),
+        row.bot_classes
+            .iter()
+            .map(activity::bot_class::BotClass::as_str)
+            .collect::<Vec<_>>()
+            .join(" "),
+        serde_json::to_string(&row.top_paths)?,
+        serde_json::to_string(&row.sources)?,
+    ])
+}
+
+/// Writes a page of visitor-day rows (paths and sources as JSON in their
+/// CSV cells), each with its `kind` and `signs`.
+pub fn visitors_page(
+    pages: &mut Pages,
     rows: &[VisitorDay],
-    format: ExportFormat,
-    out: impl Write,
+    out: &mut Vec<u8>,
 ) -> Result<(), ExportError> {
     let exported: Vec<Exported<'_>> = rows
         .iter()
@@ -184,44 +301,19 @@ pub fn write_visitors(
             Exported { row, kind, signs }
         })
         .collect();
-    let header = [
-        "store",
-        "day",
-        "visitor",
-        "network",
-        "first_seen",
-        "last_seen",
-        "requests",
-        "bots",
-        "self_reads",
-        "kind",
-        "signs",
-        "bot_classes",
-        "top_paths",
-        "sources",
-    ];
-    let record = |exported: &Exported<'_>| {
-        let row = exported.row;
-        Ok(vec![
-            row.store.to_string(),
-            row.day.to_string(),
-            row.visitor.to_string(),
-            row.network.to_string(),
-            row.first_seen.to_rfc3339(),
-            row.last_seen.to_rfc3339(),
-            row.requests.to_string(),
-            row.bots.to_string(),
-            row.self_reads.to_string(),
-            kind_word(exported.kind).to_owned(),
-            exported.signs.join("; "),
-            row.bot_classes
-                .iter()
-                .map(activity::bot_class::BotClass::as_str)
-                .collect::<Vec<_>>()
-                .join(" "),
-            serde_json::to_string(&row.top_paths)?,
-            serde_json::to_string(&row.sources)?,
-        ])
-    };
-    write_rows(&exported, format, &header, record, out)
+    pages.page(&exported, VISITORS_HEADER, visitor_record, out)
+}
+
+/// Writes visitor-day rows, whole.
+pub fn write_visitors(
+    rows: &[VisitorDay],
+    format: ExportFormat,
+    mut out: impl Write,
+) -> Result<(), ExportError> {
+    let mut pages = Pages::new(format);
+    let mut bytes = Vec::new();
+    visitors_page(&mut pages, rows, &mut bytes)?;
+    pages.finish(VISITORS_HEADER, &mut bytes)?;
+    out.write_all(&bytes)?;
+    Ok(())
 }

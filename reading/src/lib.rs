@@ -101,28 +101,141 @@ impl Reading {
 
     /// Writes every store's `rows` from `since` on (to `until`, both
     /// included, when given) to `out` as `format`; returns how many rows.
-    /// Nothing is written if a store cannot be read.
+    /// See [`export_pages`](Self::export_pages).
     pub async fn export(
         &self,
         rows: Rows,
         format: ExportFormat,
         since: NaiveDate,
         until: Option<NaiveDate>,
-        out: impl Write,
+        mut out: impl Write,
     ) -> Result<usize, ExportError> {
-        let kept = |day: NaiveDate| until.is_none_or(|until| day <= until);
-        match rows {
-            Rows::Hours => {
-                let mut rows = merge::hours_since(&self.stores, since).await?;
-                rows.retain(|row| kept(row.hour.date_naive()));
-                export::write_hours(&rows, format, out)?;
-                Ok(rows.len())
+        let (chunks, mut received) = tokio::sync::mpsc::channel::<Vec<u8>>(2);
+        let writing = async move {
+            while let Some(chunk) = received.recv().await {
+                out.write_all(&chunk)?;
             }
-            Rows::Visitors => {
-                let mut rows = merge::visitors_since(&self.stores, since).await?;
-                rows.retain(|row| kept(row.day));
-                export::write_visitors(&rows, format, out)?;
-                Ok(rows.len())
+            Ok::<_, std::io::Error>(())
+        };
+        let (written, wrote) = futures::join!(
+            self.export_pages(rows, format, since, until, chunks),
+            writing
+        );
+        wrote?;
+        written
+    }
+
+    /// [`export`](Self::export) a page at a time: each store's rows are
+    /// read [`EXPORT_PAGE`] at a time and sent to `chunks` as bytes (the
+    /// first chunk once the first page is read; a closed receiver stops
+    /// it), so what an export holds is a page or two, however big the
+    /// store. A store that cannot be read ends it with the error.
+    pub async fn export_pages(
+        &self,
+        rows: Rows,
+        format: ExportFormat,
+        since: NaiveDate,
+        until: Option<NaiveDate>,
+        chunks: tokio::sync::mpsc::Sender<Vec<u8>>,
+    ) -> Result<usize, ExportError> {
+        let mut pages = export::Pages::new(format);
+        let header = match rows {
+            Rows::Hours => export::HOURS_HEADER,
+            Rows::Visitors => export::VISITORS_HEADER,
+        };
+        for store in &self.stores {
+            let read = match rows {
+                Rows::Hours => {
+                    let since = activity::summary::midnight(since);
+                    let read = |after| store.hours_page(since, after, EXPORT_PAGE);
+                    let page = Paging {
+                        key: |row: &activity::rows::HourRow| (row.hour, row.path.clone()),
+                        day: |row: &activity::rows::HourRow| row.hour.date_naive(),
+                        write: export::hours_page,
+                    };
+                    page.all(read, &mut pages, until, &chunks).await
+                }
+                Rows::Visitors => {
+                    let read = |after| store.visitors_page(since, after, EXPORT_PAGE);
+                    let page = Paging {
+                        key: |row: &VisitorDay| (row.day, row.visitor.clone()),
+                        day: |row: &VisitorDay| row.day,
+                        write: export::visitors_page,
+                    };
+                    page.all(read, &mut pages, until, &chunks).await
+                }
+            };
+            match read {
+                Ok(true) => {}
+                Ok(false) => return Ok(pages.rows()),
+                Err(PageError::Store(error)) => {
+                    return Err(Unreadable {
+                        store: store.name().clone(),
+                        error,
+                    }
+                    .into());
+                }
+                Err(PageError::Export(error)) => return Err(error),
+            }
+        }
+        let mut end = Vec::new();
+        let written = pages.rows();
+        pages.finish(header, &mut end)?;
+        // A reader gone by now has had every row.
+        let _ = chunks.send(end).await;
+        Ok(written)
+    }
+}
+
+/// How many rows an export reads from a store at a time.
+pub const EXPORT_PAGE: usize = 1_000;
+
+/// How an export pages through one kind of row: a row's key (what the
+/// next page starts after), its day, and how a page is written.
+struct Paging<R, K> {
+    key: fn(&R) -> K,
+    day: fn(&R) -> NaiveDate,
+    write: WritePage<R>,
+}
+
+/// A page of rows of type `R`, or why it could not be read.
+type ReadPage<R> = Result<Vec<R>, activity::store::StoreError>;
+
+/// Writes a page of rows of type `R`.
+type WritePage<R> = fn(&mut export::Pages, &[R], &mut Vec<u8>) -> Result<(), ExportError>;
+
+/// Why paging stopped: a store's read or the writing.
+enum PageError {
+    Store(activity::store::StoreError),
+    Export(ExportError),
+}
+
+impl<R, K> Paging<R, K> {
+    /// Reads every page of one store (`read` of the last key, none first)
+    /// up to `until`, writes each and sends it to `chunks`. `Ok(false)`:
+    /// the receiver is gone.
+    async fn all<'a>(
+        &self,
+        mut read: impl FnMut(Option<K>) -> futures::future::BoxFuture<'a, ReadPage<R>>,
+        pages: &mut export::Pages,
+        until: Option<NaiveDate>,
+        chunks: &tokio::sync::mpsc::Sender<Vec<u8>>,
+    ) -> Result<bool, PageError> {
+        let mut after = None;
+        loop {
+            let mut page = read(after.take()).await.map_err(PageError::Store)?;
+            let full = page.len() == EXPORT_PAGE;
+            after = page.last().map(self.key);
+            let before = page.len();
+            page.retain(|row| until.is_none_or(|until| (self.day)(row) <= until));
+            let mut chunk = Vec::new();
+            (self.write)(pages, &page, &mut chunk).map_err(PageError::Export)?;
+            if !chunk.is_empty() && chunks.send(chunk).await.is_err() {
+                return Ok(false);
+            }
+            // Rows come by day: one past `until` ends the store's rows.
+            if !full || page.len() < before {
+                return Ok(true);
             }
         }
     }

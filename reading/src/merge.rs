@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use activity::StoreName;
 use activity::report::{self, FunnelStep};
-use activity::rows::{HourRow, VisitorDay};
+use activity::rows::VisitorDay;
 use activity::store::{ActivityStore, StoreError};
 use activity::summary::{self, DaySummary};
 use chrono::NaiveDate;
@@ -100,45 +100,4 @@ pub struct Unreadable {
     /// Why.
     #[source]
     pub error: StoreError,
-}
-
-/// Every store's hourly rows from `since`'s midnight on, store by store.
-pub(crate) async fn hours_since(
-    stores: &[Arc<dyn ActivityStore>],
-    since: NaiveDate,
-) -> Result<Vec<HourRow>, Unreadable> {
-    let mut rows = Vec::new();
-    for store in stores {
-        rows.extend(
-            store
-                .hours_since(summary::midnight(since))
-                .await
-                .map_err(|error| unreadable(store.as_ref(), error))?,
-        );
-    }
-    Ok(rows)
-}
-
-/// Every store's visitor-day rows from `since` on, store by store.
-pub(crate) async fn visitors_since(
-    stores: &[Arc<dyn ActivityStore>],
-    since: NaiveDate,
-) -> Result<Vec<VisitorDay>, Unreadable> {
-    let mut rows = Vec::new();
-    for store in stores {
-        rows.extend(
-            store
-                .visitors_since(since)
-                .await
-                .map_err(|error| unreadable(store.as_ref(), error))?,
-        );
-    }
-    Ok(rows)
-}
-
-fn unreadable(store: &dyn ActivityStore, error: StoreError) -> Unreadable {
-    Unreadable {
-        store: store.name().clone(),
-        error,
-    }
 }

@@ -148,22 +148,45 @@ async fn export(admin: &Admin, file: &str, request: &http::request::Parts) -> Re
         Err(error) => return plain(StatusCode::BAD_REQUEST, &format!("{error}\n")),
     };
     let (since, until) = (span.first(today), span.call().1);
-    let mut body = Vec::new();
-    match admin
-        .reading()
-        .export(rows, format, since, until, &mut body)
-        .await
-    {
-        Ok(_) => {}
-        Err(ExportError::Unreadable(unreadable)) => return refused(&unreadable),
-        Err(error) => {
-            tracing::error!(%error, "cannot write an export");
-            return plain(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "the export could not be written; the server log says why\n",
-            );
+    // Read and written a page at a time on a task of its own; the answer
+    // holds at most a few pages, however big the export.
+    let (chunks, mut received) = tokio::sync::mpsc::channel::<Vec<u8>>(2);
+    let reading = admin.reading().clone();
+    let mut writing = tokio::spawn(async move {
+        reading
+            .export_pages(rows, format, since, until, chunks)
+            .await
+    });
+    // The first page decides the answer: a store that cannot be read is
+    // said with its status, not as a cut file.
+    let first = tokio::select! {
+        first = received.recv() => first,
+        ended = &mut writing => {
+            let ended = ended.unwrap_or_else(|error| {
+                Err(ExportError::Io(std::io::Error::other(error.to_string())))
+            });
+            match ended {
+                Err(ExportError::Unreadable(unreadable)) => return refused(&unreadable),
+                Err(error) => {
+                    tracing::error!(%error, "cannot write an export");
+                    return plain(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "the export could not be written; the server log says why\n",
+                    );
+                }
+                Ok(_) => received.recv().await,
+            }
         }
-    }
+    };
+    tokio::spawn(async move {
+        if let Ok(Err(error)) = writing.await {
+            tracing::error!(%error, "an export stopped part way");
+        }
+    });
+    let body = Body::new(Chunks {
+        first,
+        rest: received,
+    });
     let what = rows.as_str();
     let (extension, media_type) = format.describe();
     let days = match span {
@@ -175,11 +198,35 @@ async fn export(admin: &Admin, file: &str, request: &http::request::Parts) -> Re
         .header(header::CONTENT_TYPE, media_type)
         .header(header::CONTENT_DISPOSITION, disposition)
         .header(header::CACHE_CONTROL, "no-store")
-        .body(Body::from(body))
+        .body(body)
         .unwrap_or_else(|_| {
             plain(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "cannot build the answer\n",
             )
         })
+}
+
+/// An export's body: its chunks as the writing task hands them over. If
+/// the task stops part way, the body ends short (the log says why).
+struct Chunks {
+    first: Option<Vec<u8>>,
+    rest: tokio::sync::mpsc::Receiver<Vec<u8>>,
+}
+
+impl http_body::Body for Chunks {
+    type Data = axum::body::Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        if let Some(first) = self.first.take() {
+            return Poll::Ready(Some(Ok(http_body::Frame::data(first.into()))));
+        }
+        self.rest
+            .poll_recv(cx)
+            .map(|chunk| chunk.map(|chunk| Ok(http_body::Frame::data(chunk.into()))))
+    }
 }

@@ -207,3 +207,127 @@ async fn a_huge_body_is_refused_with_413_and_the_site_serves_on() {
     assert_ne!(small.status().as_u16(), 413, "a form's body is taken");
     sigterm_and_wait(&mut child);
 }
+
+/// The server's resident memory now, in MB (Linux).
+fn rss_mb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
+/// A store with many hourly rows (28 days × 24 hours × 150 paths) and
+/// 28,000 visitor-days, written straight to its file.
+async fn a_big_store(data: &Path) -> (u64, u64) {
+    use activity::rows::HourRow;
+    use activity::store::ActivityStore as _;
+    let name = activity::StoreName::parse("sqlite").expect("a name");
+    let store = activity_sqlite::SqliteStore::open(
+        data.join("activity.db").to_str().expect("UTF-8"),
+        name.clone(),
+        activity::store::Retention::default(),
+    )
+    .await
+    .expect("opens");
+    let today = chrono::Utc::now().date_naive();
+    let (mut hours, mut visitors) = (0, 0);
+    for back in 1..=28u64 {
+        let day = today - chrono::Days::new(back);
+        let mut batch = activity::sample::day_rows(&name, day, 1_000, back);
+        batch.hours = (0..24)
+            .flat_map(|hour| {
+                let name = name.clone();
+                (0..150).map(move |path| HourRow {
+                    store: name.clone(),
+                    hour: day.and_hms_opt(hour, 0, 0).expect("an hour").and_utc(),
+                    path: format!("/articles/{path:04}-a-long-enough-slug-for-a-real-blog"),
+                    requests: 3,
+                    bots: 1,
+                    self_reads: 0,
+                })
+            })
+            .collect();
+        batch.hits = 24 * 150 * 3;
+        hours += batch.hours.len() as u64;
+        visitors += batch.visitors.len() as u64;
+        store.record(&batch).await.expect("written");
+    }
+    store.close().await;
+    (hours, visitors)
+}
+
+/// Sixteen readers at once of the biggest answers a stranger may ask for
+/// (both exports of hourly rows, and the year's overview) hold a bounded
+/// memory: the exports are read and sent a page at a time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixteen_readers_of_the_biggest_answers_hold_a_bounded_memory() {
+    let data = tempfile::tempdir().expect("a folder");
+    let (hours, visitors) = a_big_store(data.path()).await;
+    let (mut child, url, _log) = start_binary_logged(data.path(), &[]);
+    let pid = child.id();
+    let idle = rss_mb(pid).unwrap_or(0);
+    let peak = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(idle));
+    let sampling = tokio::spawn({
+        let peak = peak.clone();
+        async move {
+            loop {
+                if let Some(now) = rss_mb(pid) {
+                    peak.fetch_max(now, std::sync::atomic::Ordering::Relaxed);
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        }
+    });
+    let client = reqwest::Client::new();
+    let started = Instant::now();
+    let answers = futures::future::join_all((0..16).map(|n| {
+        let client = client.clone();
+        let url = url.clone();
+        async move {
+            let request = match n % 4 {
+                0 => client.get(format!("{url}/api/admin/export/hours.csv?days=365")),
+                1 => client.get(format!("{url}/api/admin/export/hours.json?days=365")),
+                _ => client
+                    .post(format!("{url}/api/admin/overview"))
+                    .form(&[("days", "365")]),
+            };
+            let answer = request.send().await.expect("answers");
+            let status = answer.status().as_u16();
+            let body = answer.bytes().await.expect("a whole body");
+            (n % 4, status, body)
+        }
+    }))
+    .await;
+    let took = started.elapsed();
+    sampling.abort();
+    let peak = peak.load(std::sync::atomic::Ordering::Relaxed);
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let after = rss_mb(pid).unwrap_or(0);
+    sigterm_and_wait(&mut child);
+    for (kind, status, body) in &answers {
+        assert_eq!(*status, 200, "answered");
+        match kind {
+            0 => assert_eq!(
+                body.iter().filter(|&&b| b == b'\n').count() as u64,
+                hours + 2,
+                "every hourly row, a header and the end"
+            ),
+            1 => {
+                let rows: Vec<serde_json::Value> =
+                    serde_json::from_slice(body).expect("a JSON array");
+                assert_eq!(rows.len() as u64, hours);
+            }
+            _ => assert!(body.len() > 1_000, "the overview"),
+        }
+    }
+    let sizes: Vec<usize> = answers
+        .iter()
+        .take(2)
+        .map(|(_, _, body)| body.len())
+        .collect();
+    eprintln!(
+        "{hours} hourly rows, {visitors} visitor-days; 16 readers (4 CSV, 4 JSON exports of {sizes:?} bytes, \
+         8 year overviews) in {took:.1?}: server RSS idle {idle} MB, peak {peak} MB, 2 s after {after} MB"
+    );
+    assert!(peak <= 200, "peak RSS {peak} MB");
+}
