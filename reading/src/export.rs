@@ -94,13 +94,18 @@ pub enum ExportError {
 #[derive(Debug)]
 pub struct Pages {
     format: ExportFormat,
+    begun: bool,
     rows: usize,
 }
 
 impl Pages {
     /// No row written yet.
     pub fn new(format: ExportFormat) -> Self {
-        Self { format, rows: 0 }
+        Self {
+            format,
+            begun: false,
+            rows: 0,
+        }
     }
 
     /// How many rows were written.
@@ -108,8 +113,11 @@ impl Pages {
         self.rows
     }
 
-    /// Writes the beginning (before any row) to `out`.
-    fn begin(&self, header: &[&str], out: &mut Vec<u8>) -> Result<(), ExportError> {
+    /// Writes the beginning (before any row) to `out`, once.
+    fn begin(&mut self, header: &[&str], out: &mut Vec<u8>) -> Result<(), ExportError> {
+        if std::mem::replace(&mut self.begun, true) {
+            return Ok(());
+        }
         match self.format {
             ExportFormat::Json => out.push(b'['),
             ExportFormat::Csv => {
@@ -130,9 +138,7 @@ impl Pages {
         record: impl Fn(&T) -> Result<Vec<String>, ExportError>,
         out: &mut Vec<u8>,
     ) -> Result<(), ExportError> {
-        if self.rows == 0 {
-            self.begin(header, out)?;
-        }
+        self.begin(header, out)?;
         match self.format {
             ExportFormat::Json => {
                 for (n, row) in rows.iter().enumerate() {
@@ -155,10 +161,8 @@ impl Pages {
     }
 
     /// Writes the end (and the beginning, if no row came) to `out`.
-    pub fn finish(self, header: &[&str], out: &mut Vec<u8>) -> Result<(), ExportError> {
-        if self.rows == 0 {
-            self.begin(header, out)?;
-        }
+    pub fn finish(mut self, header: &[&str], out: &mut Vec<u8>) -> Result<(), ExportError> {
+        self.begin(header, out)?;
         if self.format == ExportFormat::Json {
             out.extend_from_slice(if self.rows == 0 { b"]" } else { b"\n]" });
         }
@@ -316,4 +320,53 @@ pub fn write_visitors(
     pages.finish(VISITORS_HEADER, &mut bytes)?;
     out.write_all(&bytes)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use activity::StoreName;
+    use chrono::{TimeZone as _, Utc};
+
+    fn hour_rows(n: usize) -> Vec<HourRow> {
+        (0..n)
+            .map(|i| HourRow {
+                store: StoreName::parse("sqlite").expect("a name"),
+                hour: Utc.with_ymd_and_hms(2026, 12, 3, 10, 0, 0).unwrap(),
+                path: format!("/{i}"),
+                requests: 2,
+                bots: 1,
+                self_reads: 0,
+            })
+            .collect()
+    }
+
+    /// Pages written one after another, empty ones among them, make one
+    /// file: one header, one JSON array, every row once.
+    #[test]
+    fn pages_make_one_file_whatever_their_sizes() {
+        for format in [ExportFormat::Csv, ExportFormat::Json] {
+            for sizes in [&[][..], &[0][..], &[0, 3, 0, 2][..], &[1, 1][..]] {
+                let mut pages = Pages::new(format);
+                let mut out = Vec::new();
+                for &size in sizes {
+                    hours_page(&mut pages, &hour_rows(size), &mut out).expect("written");
+                }
+                pages.finish(HOURS_HEADER, &mut out).expect("ended");
+                let text = String::from_utf8(out).expect("UTF-8");
+                let all: usize = sizes.iter().sum();
+                match format {
+                    ExportFormat::Csv => {
+                        assert_eq!(text.matches("store,hour").count(), 1, "{text}");
+                        assert_eq!(text.lines().filter(|l| !l.is_empty()).count(), all + 1);
+                    }
+                    ExportFormat::Json => {
+                        let rows: Vec<serde_json::Value> =
+                            serde_json::from_str(&text).expect("one JSON array");
+                        assert_eq!(rows.len(), all, "{text}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -159,9 +159,11 @@ async fn export(admin: &Admin, file: &str, request: &http::request::Parts) -> Re
     });
     // The first page decides the answer: a store that cannot be read is
     // said with its status, not as a cut file.
+    let mut ended_early = false;
     let first = tokio::select! {
         first = received.recv() => first,
         ended = &mut writing => {
+            ended_early = true;
             let ended = ended.unwrap_or_else(|error| {
                 Err(ExportError::Io(std::io::Error::other(error.to_string())))
             });
@@ -178,11 +180,13 @@ async fn export(admin: &Admin, file: &str, request: &http::request::Parts) -> Re
             }
         }
     };
-    tokio::spawn(async move {
-        if let Ok(Err(error)) = writing.await {
-            tracing::error!(%error, "an export stopped part way");
-        }
-    });
+    if !ended_early {
+        tokio::spawn(async move {
+            if let Ok(Err(error)) = writing.await {
+                tracing::error!(%error, "an export stopped part way");
+            }
+        });
+    }
     let body = Body::new(Chunks {
         first,
         rest: received,

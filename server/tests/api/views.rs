@@ -273,10 +273,12 @@ async fn the_server_reads_a_from_to_and_refuses_what_it_cannot_show() {
             disposition.contains(&format!("{}-to-{yesterday}", day(3))),
             "{disposition}"
         );
+        let past_text = past.text().await.expect("csv");
         assert_eq!(
-            rows(&past.text().await.expect("csv")),
+            rows(&past_text),
             1,
-            "{file}: the header only"
+            "{file}: the header only: {:?}",
+            past_text
         );
         let current = export(format!("from={yesterday}&to={today}")).await;
         assert!(
