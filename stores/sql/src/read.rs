@@ -50,18 +50,7 @@ pub(crate) async fn hours_since<E: Engine>(
     );
     let query = E::bind_hour(E::bind_text(query, store.as_str()), since);
     let rows = E::fetch_all(pool, query).await.map_err(failed)?;
-    rows.iter()
-        .map(|row| {
-            Ok(HourRow {
-                store: store.clone(),
-                hour: E::hour(row, "hour")?,
-                path: E::text(row, "path")?,
-                requests: count(E::int(row, "requests")?),
-                bots: count(E::int(row, "bots")?),
-                self_reads: count(E::int(row, "self_reads")?),
-            })
-        })
-        .collect()
+    rows.iter().map(|row| hour_row::<E>(row, store)).collect()
 }
 
 /// The paths kept for one store and hour.
@@ -101,6 +90,18 @@ pub(crate) async fn latest_visitors<E: Engine>(
     Ok((rows, total))
 }
 
+/// An hourly row read back.
+fn hour_row<E: Engine>(row: &Row<E>, store: &StoreName) -> Result<HourRow, StoreError> {
+    Ok(HourRow {
+        store: store.clone(),
+        hour: E::hour(row, "hour")?,
+        path: E::text(row, "path")?,
+        requests: count(E::int(row, "requests")?),
+        bots: count(E::int(row, "bots")?),
+        self_reads: count(E::int(row, "self_reads")?),
+    })
+}
+
 /// At most `limit` hourly rows from `since` on, by hour and path, after
 /// `after`'s row (a path is never empty, so `(since, "")` is before the first).
 pub(crate) async fn hours_page<E: Engine>(
@@ -120,18 +121,7 @@ pub(crate) async fn hours_page<E: Engine>(
     let query = E::bind_text(E::bind_hour(query, hour), &path);
     let query = E::bind_int(query, i64::try_from(limit).unwrap_or(i64::MAX));
     let rows = E::fetch_all(pool, query).await.map_err(failed)?;
-    rows.iter()
-        .map(|row| {
-            Ok(HourRow {
-                store: store.clone(),
-                hour: E::hour(row, "hour")?,
-                path: E::text(row, "path")?,
-                requests: count(E::int(row, "requests")?),
-                bots: count(E::int(row, "bots")?),
-                self_reads: count(E::int(row, "self_reads")?),
-            })
-        })
-        .collect()
+    rows.iter().map(|row| hour_row::<E>(row, store)).collect()
 }
 
 /// Which visitor-days [`visitors`] reads from a day on.
