@@ -24,9 +24,14 @@ pub enum StoreError {
     /// The store is not reachable or not set up; it keeps nothing.
     #[error("the store is unavailable: {0}")]
     Unavailable(String),
-    /// Every connection stayed busy for longer than the store waits.
-    #[error("the store is busy: no connection came free in time")]
-    Busy,
+    /// The store is too busy to answer now: every connection stayed busy
+    /// for longer than the store waits, or the service throttled the
+    /// request (and said how long to wait, if it did).
+    #[error("the store is busy{}", busy_wait(.retry_after))]
+    Busy {
+        /// How long the store asked to be left alone, if it said.
+        retry_after: Option<std::time::Duration>,
+    },
     /// The engine refused or failed a statement.
     #[error("the store failed: {0}")]
     Failed(String),
@@ -36,11 +41,29 @@ pub enum StoreError {
     Corrupt(String),
 }
 
+fn busy_wait(retry_after: &Option<std::time::Duration>) -> String {
+    match retry_after {
+        Some(wait) => format!(": asked to wait {} ms", wait.as_millis()),
+        None => ": no connection came free in time".to_owned(),
+    }
+}
+
 impl StoreError {
+    /// How long the store asked the writer to wait before trying again.
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            Self::Busy { retry_after } => *retry_after,
+            _ => None,
+        }
+    }
+
     /// Whether trying again later may work: an unreachable, busy or failing
     /// store may recover; a damaged row will not.
     pub fn is_transient(&self) -> bool {
-        matches!(self, Self::Unavailable(_) | Self::Busy | Self::Failed(_))
+        matches!(
+            self,
+            Self::Unavailable(_) | Self::Busy { .. } | Self::Failed(_)
+        )
     }
 }
 

@@ -25,7 +25,7 @@ pub async fn within<T>(
                 "a store did not answer within {} s; the tab is drawn without it",
                 READ_DEADLINE.as_secs()
             );
-            Err(StoreError::Busy)
+            Err(StoreError::Busy { retry_after: None })
         }
     }
 }

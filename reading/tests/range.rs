@@ -114,7 +114,7 @@ async fn a_store_that_never_answers_holds_the_tab_for_a_bounded_time() {
     assert!(took <= deadline * 3, "answered in {took:?}");
     assert_eq!(
         view.stores[1].error,
-        Some(StoreError::Busy),
+        Some(StoreError::Busy { retry_after: None }),
         "{:?}",
         view.stores[1]
     );

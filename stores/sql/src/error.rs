@@ -7,7 +7,7 @@ use activity::store::StoreError;
 /// cannot be read, or a statement that failed.
 pub fn failed(error: sqlx::Error) -> StoreError {
     match error {
-        sqlx::Error::PoolTimedOut => StoreError::Busy,
+        sqlx::Error::PoolTimedOut => StoreError::Busy { retry_after: None },
         sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolClosed => {
             StoreError::Unavailable(error.to_string())
         }
