@@ -9,6 +9,7 @@ use std::time::Duration;
 use activity::StoreName;
 use activity::recording::RecorderConfig;
 use activity::store::{ActivityStore, NullStore, Retention};
+use activity_cosmos::CosmosStore;
 use activity_postgres::PostgresStore;
 use activity_sqlite::SqliteStore;
 
@@ -27,8 +28,10 @@ pub struct StoreArgs {
     #[arg(long, env = "WHOCOMES_DATA_DIR", default_value = "data")]
     pub data_dir: PathBuf,
 
-    /// Where to keep activity: `sqlite://PATH` (default: DATA_DIR/activity.db)
-    /// or `postgres://USER@HOST/DB`. Never logged.
+    /// Where to keep activity: `sqlite://PATH` (default: DATA_DIR/activity.db),
+    /// `postgres://USER@HOST/DB`, or
+    /// `cosmos+https://ACCOUNT.documents.azure.com/?database=DB&container=C`
+    /// (key in WHOCOMES_COSMOS_KEY or WHOCOMES_COSMOS_KEY_FILE). Never logged.
     #[arg(long, env = "WHOCOMES_STORE_URL", hide_env_values = true)]
     pub store_url: Option<String>,
 
@@ -124,9 +127,10 @@ fn parse_read_store(text: &str) -> Result<ReadStore, String> {
     let url = url.trim();
     if !(url.starts_with("sqlite:")
         || url.starts_with("postgres://")
-        || url.starts_with("postgresql://"))
+        || url.starts_with("postgresql://")
+        || activity_cosmos::Location::is_cosmos(url))
     {
-        return Err("the URL must start with sqlite: or postgres://".to_owned());
+        return Err("the URL must start with sqlite:, postgres:// or cosmos+https://".to_owned());
     }
     Ok(ReadStore {
         name,
@@ -141,6 +145,8 @@ pub enum StoreKind {
     Sqlite,
     /// `postgres://…` or `postgresql://…`
     Postgres,
+    /// `cosmos+https://…` (or the emulator's `cosmos+emulator://…`, in tests)
+    Cosmos,
 }
 
 impl StoreKind {
@@ -149,6 +155,7 @@ impl StoreKind {
         match self {
             Self::Sqlite => "sqlite",
             Self::Postgres => "postgres",
+            Self::Cosmos => "cosmos",
         }
     }
 }
@@ -168,6 +175,8 @@ impl StoreArgs {
             Some(StoreKind::Sqlite)
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             Some(StoreKind::Postgres)
+        } else if activity_cosmos::Location::is_cosmos(&url) {
+            Some(StoreKind::Cosmos)
         } else {
             None
         }
@@ -201,7 +210,14 @@ impl StoreArgs {
                 .await
                 .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
                 .map_err(|error| error.to_string()),
-            None => Err("the store URL must start with sqlite:// or postgres://".to_owned()),
+            Some(StoreKind::Cosmos) => CosmosStore::open(&self.url(), name, self.retention())
+                .await
+                .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
+                .map_err(|error| error.to_string()),
+            None => Err(
+                "the store URL must start with sqlite://, postgres:// or cosmos+https://"
+                    .to_owned(),
+            ),
         }
     }
 

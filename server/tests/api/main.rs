@@ -4,6 +4,7 @@
 mod admin;
 mod attacks;
 mod bounds;
+mod cosmos;
 mod deploy;
 mod deploy_follow;
 mod edge;
