@@ -14,26 +14,47 @@ use crate::helpers::{TestApp, spawn_app_with};
 
 const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 const SAFARI: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1";
-const GOOGLEBOT: &str =
-    "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 const GPTBOT: &str = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
 const CURL: &str = "curl/8.11.0";
 
 /// One request of the traffic: method, path, client, agent, referrer, page load.
-type Request = (Method, &'static str, &'static str, &'static str, Option<&'static str>, bool);
+type Request = (
+    Method,
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    bool,
+);
 
 /// Readers of several kinds, page loads and API calls, a crawler, an AI
 /// crawler, a scanner's probes and a script.
 fn traffic() -> Vec<Request> {
     let mut requests = Vec::new();
     for (client, agent, referrer) in [
-        ("203.0.113.7", FIREFOX, Some("https://www.linkedin.com/in/someone?trk=x")),
-        ("203.0.113.8", SAFARI, Some("https://news.ycombinator.com/item?id=1")),
+        (
+            "203.0.113.7",
+            FIREFOX,
+            Some("https://www.linkedin.com/in/someone?trk=x"),
+        ),
+        (
+            "203.0.113.8",
+            SAFARI,
+            Some("https://news.ycombinator.com/item?id=1"),
+        ),
         ("198.51.100.20", FIREFOX, None),
     ] {
         requests.push((Method::GET, "/", client, agent, referrer, true));
         requests.push((Method::GET, "/api/inventory", client, agent, None, false));
-        requests.push((Method::GET, "/about?utm_source=newsletter", client, agent, None, true));
+        requests.push((
+            Method::GET,
+            "/about?utm_source=newsletter",
+            client,
+            agent,
+            None,
+            true,
+        ));
     }
     for path in ["/", "/about", "/resume"] {
         requests.push((Method::GET, path, "66.249.66.1", GOOGLEBOT, None, true));
@@ -42,8 +63,22 @@ fn traffic() -> Vec<Request> {
     for path in ["/wp-login.php", "/.env", "/xmlrpc.php", "/admin/config.php"] {
         requests.push((Method::GET, path, "198.51.100.66", FIREFOX, None, true));
     }
-    requests.push((Method::GET, "/api/inventory", "192.0.2.99", CURL, None, false));
-    requests.push((Method::POST, "/api/inventory", "192.0.2.99", CURL, None, false));
+    requests.push((
+        Method::GET,
+        "/api/inventory",
+        "192.0.2.99",
+        CURL,
+        None,
+        false,
+    ));
+    requests.push((
+        Method::POST,
+        "/api/inventory",
+        "192.0.2.99",
+        CURL,
+        None,
+        false,
+    ));
     requests
 }
 
@@ -84,12 +119,26 @@ fn without_token(row: &VisitorDay) -> String {
 
 fn hours_of(rows: Vec<HourRow>) -> BTreeMap<(DateTime<Utc>, String), (u64, u64, u64)> {
     rows.into_iter()
-        .map(|row| ((row.hour, row.path), (row.requests, row.bots, row.self_reads)))
+        .map(|row| {
+            (
+                (row.hour, row.path),
+                (row.requests, row.bots, row.self_reads),
+            )
+        })
         .collect()
 }
 
-async fn kept(store: &dyn ActivityStore) -> (BTreeMap<(DateTime<Utc>, String), (u64, u64, u64)>, Vec<String>, String) {
-    let hours = store.hours_since(DateTime::UNIX_EPOCH).await.expect("reads hours");
+async fn kept(
+    store: &dyn ActivityStore,
+) -> (
+    BTreeMap<(DateTime<Utc>, String), (u64, u64, u64)>,
+    Vec<String>,
+    String,
+) {
+    let hours = store
+        .hours_since(DateTime::UNIX_EPOCH)
+        .await
+        .expect("reads hours");
     let mut visitors: Vec<String> = store
         .visitors_since(NaiveDate::MIN)
         .await
@@ -100,13 +149,14 @@ async fn kept(store: &dyn ActivityStore) -> (BTreeMap<(DateTime<Utc>, String), (
     visitors.sort();
     let today = Utc::now().date_naive();
     let summaries = store
-        .day_summaries(today - chrono::Days::new(1), today, &activity::report::default_funnel())
+        .day_summaries(
+            today - chrono::Days::new(1),
+            today,
+            &activity::report::default_funnel(),
+        )
         .await
         .expect("sums the days");
-    let kinds: Vec<String> = summaries
-        .iter()
-        .map(|day| format!("{day:?}"))
-        .collect();
+    let kinds: Vec<String> = summaries.iter().map(|day| format!("{day:?}")).collect();
     (hours_of(hours), visitors, kinds.join("; "))
 }
 
@@ -119,7 +169,11 @@ async fn cosmos_counts_what_sqlite_counts_and_both_are_drawn() {
     send(&lite, &requests).await;
     lite.stop().await.expect("stops");
     let lite_store = activity_sqlite::SqliteStore::open(
-        lite.data.path().join("activity.db").to_str().expect("UTF-8"),
+        lite.data
+            .path()
+            .join("activity.db")
+            .to_str()
+            .expect("UTF-8"),
         activity::StoreName::parse("lite").expect("a name"),
         Retention::default(),
     )
@@ -147,7 +201,10 @@ async fn cosmos_counts_what_sqlite_counts_and_both_are_drawn() {
     );
     assert_eq!(cosmos_hours, lite_hours, "the same hours");
     assert_eq!(cosmos_visitors, lite_visitors, "the same visitor-days");
-    assert_eq!(cosmos_kinds, lite_kinds, "the same day summaries (kinds, paths, sources, funnel)");
+    assert_eq!(
+        cosmos_kinds, lite_kinds,
+        "the same day summaries (kinds, paths, sources, funnel)"
+    );
 
     // A site on Cosmos DB that also reads the SQLite one draws two lines.
     let other = format!(
@@ -166,7 +223,10 @@ async fn cosmos_counts_what_sqlite_counts_and_both_are_drawn() {
         .nth(1)
         .and_then(|rest| rest.split("</table>").next())
         .expect("the stores' lines as a table");
-    assert!(table.contains(">site<") && table.contains(">lite<"), "{table}");
+    assert!(
+        table.contains(">site<") && table.contains(">lite<"),
+        "{table}"
+    );
     let today = Utc::now().date_naive().to_string();
     let total = lite_hours.values().map(|c| c.0).sum::<u64>().to_string();
     let row = table

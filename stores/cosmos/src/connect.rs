@@ -57,7 +57,8 @@ async fn emulator(builder: CosmosClientBuilder, name: &str) -> Result<CosmosClie
 #[cfg(not(feature = "emulator"))]
 async fn emulator(_: CosmosClientBuilder, _: &str) -> Result<CosmosClient, StoreError> {
     Err(StoreError::Unavailable(
-        "cosmos+emulator:// needs whocomes built with the Cosmos DB emulator (tests only)".to_owned(),
+        "cosmos+emulator:// needs whocomes built with the Cosmos DB emulator (tests only)"
+            .to_owned(),
     ))
 }
 
@@ -75,7 +76,12 @@ pub async fn container(location: &Location) -> Result<ContainerClient, StoreErro
                 "the Cosmos DB account does not answer".to_owned(),
             ));
         }
-        Err(error) => return Err(unavailable("database", u16::from(error.status().status_code()))),
+        Err(error) => {
+            return Err(unavailable(
+                "database",
+                u16::from(error.status().status_code()),
+            ));
+        }
     }
     let database = client.database_client(location.database.as_str());
     let properties =
@@ -84,7 +90,10 @@ pub async fn container(location: &Location) -> Result<ContainerClient, StoreErro
         Ok(_) => {}
         Err(error) if error.status().is_conflict() => {}
         Err(error) => {
-            return Err(unavailable("container", u16::from(error.status().status_code())));
+            return Err(unavailable(
+                "container",
+                u16::from(error.status().status_code()),
+            ));
         }
     }
     database

@@ -12,9 +12,7 @@ use std::time::{Duration, Instant};
 use activity::rows::Cost;
 use activity::store::{CostMeter, StoreError};
 use azure_data_cosmos::options::{BatchReplaceOptions, Precondition};
-use azure_data_cosmos::{
-    ContainerClient, CosmosError, FeedScope, Query, TransactionalBatch,
-};
+use azure_data_cosmos::{ContainerClient, CosmosError, FeedScope, Query, TransactionalBatch};
 use futures::TryStreamExt;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -28,6 +26,9 @@ pub struct Container {
     meter: CostMeter,
     /// Request units charged so far.
     charged: Mutex<f64>,
+    /// Batches whose reply is to be lost after they applied (tests only).
+    #[cfg(feature = "emulator")]
+    pub(crate) lose_replies: std::sync::atomic::AtomicUsize,
 }
 
 /// How a write ended, as far as the store can tell.
@@ -70,6 +71,8 @@ impl Container {
             client,
             meter: CostMeter::default(),
             charged: Mutex::new(0.0),
+            #[cfg(feature = "emulator")]
+            lose_replies: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
@@ -196,11 +199,7 @@ impl Container {
         loop {
             match tokio::time::timeout(REQUEST_TIMEOUT, pages.try_next()).await {
                 Ok(Ok(Some(page))) => {
-                    self.charge(
-                        page.headers()
-                            .request_charge()
-                            .map(|charge| charge.value()),
-                    );
+                    self.charge(page.headers().request_charge().map(|charge| charge.value()));
                     items.extend(page.into_items());
                 }
                 Ok(Ok(None)) => return Ok(items),
@@ -222,6 +221,15 @@ impl Container {
                 .map(|charge| charge.value()),
         );
         if response.status().is_success() && response.status().status_code() == 200 {
+            #[cfg(feature = "emulator")]
+            if self.lose_reply() {
+                return Err(Failure {
+                    error: StoreError::Unavailable(
+                        "the reply was lost (a test's fault)".to_owned(),
+                    ),
+                    maybe_applied: true,
+                });
+            }
             return Ok(Outcome::Applied);
         }
         let results = response.into_model().map_err(|_| Failure {
@@ -248,8 +256,22 @@ impl Container {
         }))
     }
 
+    /// Whether to lose this reply (tests only).
+    #[cfg(feature = "emulator")]
+    fn lose_reply(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        self.lose_replies
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_ok()
+    }
+
     /// Writes `doc` as `id`, replacing what is there.
-    pub async fn upsert<T: Serialize>(&self, pk: &str, id: &str, doc: &T) -> Result<(), StoreError> {
+    pub async fn upsert<T: Serialize>(
+        &self,
+        pk: &str,
+        id: &str,
+        doc: &T,
+    ) -> Result<(), StoreError> {
         let response = self
             .timed(self.client.upsert_item(pk.to_owned(), id, doc, None))
             .await?;
@@ -265,9 +287,11 @@ impl Container {
     /// Deletes the documents `ids` of partition `pk` (those already gone are fine).
     pub async fn delete_all(&self, pk: &str, ids: &[String]) -> Result<(), StoreError> {
         for chunk in ids.chunks(crate::write::BATCH_OPERATIONS) {
-            let batch = chunk.iter().fold(TransactionalBatch::new(pk.to_owned()), |batch, id| {
-                batch.delete_item(id.clone(), None)
-            });
+            let batch = chunk
+                .iter()
+                .fold(TransactionalBatch::new(pk.to_owned()), |batch, id| {
+                    batch.delete_item(id.clone(), None)
+                });
             match self.apply(batch).await? {
                 Outcome::Applied | Outcome::Refused(Refusal::Changed) => {}
                 Outcome::Refused(Refusal::Error(error)) => return Err(error),

@@ -182,12 +182,21 @@ mod tests {
     #[test]
     fn says_what_is_missing() {
         for (url, says) in [
-            ("cosmos+https://a.documents.azure.com/?container=b", "database"),
-            ("cosmos+https://a.documents.azure.com/?database=b", "container"),
+            (
+                "cosmos+https://a.documents.azure.com/?container=b",
+                "database",
+            ),
+            (
+                "cosmos+https://a.documents.azure.com/?database=b",
+                "container",
+            ),
             ("cosmos+https:///?database=a&container=b", "account host"),
             ("cosmos+ftp://a/?database=a&container=b", "cosmos+https"),
             ("cosmos+https://a/x?database=a&container=b", "account host"),
-            ("cosmos+https://a/?database=a&container=b&colour=red", "colour"),
+            (
+                "cosmos+https://a/?database=a&container=b&colour=red",
+                "colour",
+            ),
             ("cosmos+https://a/?database=a/b&container=b", "database"),
         ] {
             let error = Location::parse(url).expect_err(url);

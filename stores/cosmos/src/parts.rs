@@ -187,4 +187,3 @@ pub fn add_day(kept: &mut DayBody, delta: &DayDelta, day: NaiveDate, has_hours: 
         *kept.bots.entry(*class).or_default() += requests;
     }
 }
-

@@ -128,9 +128,9 @@ pub async fn hours_page(
     after: Option<(DateTime<Utc>, String)>,
     limit: usize,
 ) -> Result<Vec<HourRow>, StoreError> {
-    let start = after
-        .as_ref()
-        .map_or(since.date_naive(), |(hour, _)| hour.date_naive().max(since.date_naive()));
+    let start = after.as_ref().map_or(since.date_naive(), |(hour, _)| {
+        hour.date_naive().max(since.date_naive())
+    });
     let after_key = after
         .as_ref()
         .map(|(hour, path)| format!("{}|{path}", hour_text(*hour)))
@@ -164,7 +164,11 @@ pub async fn hours_page(
 
 /// Whether a day's visitor documents are being deleted (their counts
 /// already kept by retention): readers leave them out.
-async fn expiring(container: &Container, store: &StoreName, day: NaiveDate) -> Result<bool, StoreError> {
+async fn expiring(
+    container: &Container,
+    store: &StoreName,
+    day: NaiveDate,
+) -> Result<bool, StoreError> {
     Ok(day_doc(container, store, day)
         .await?
         .is_some_and(|doc| doc.body.expiring))

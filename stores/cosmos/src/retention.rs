@@ -30,7 +30,8 @@ pub struct Done {
 }
 
 fn done(set: &Mutex<BTreeSet<NaiveDate>>) -> std::sync::MutexGuard<'_, BTreeSet<NaiveDate>> {
-    set.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    set.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Deletes what has expired as of `now`.
@@ -70,17 +71,29 @@ fn counts(rows: &[VisitorDay]) -> (KindCounts, Vec<(activity::bot_class::BotClas
     let mut kinds = KindCounts::default();
     let mut classes = std::collections::BTreeMap::new();
     for row in rows {
-        kinds.add(visitor_kind(row.requests, row.bots, row.self_reads, row.evidence));
+        kinds.add(visitor_kind(
+            row.requests,
+            row.bots,
+            row.self_reads,
+            row.evidence,
+        ));
         for (class, count) in class_visitor_days(&merge_visitors([row])) {
             // Verified crawlers are counted while their rows are kept.
-            let count = BotCount { verified: 0, ..count };
+            let count = BotCount {
+                verified: 0,
+                ..count
+            };
             *classes.entry(class).or_insert_with(BotCount::default) += count;
         }
     }
     (kinds, classes.into_iter().collect())
 }
 
-async fn expire_visitors(container: &Container, store: &StoreName, day: NaiveDate) -> Result<(), StoreError> {
+async fn expire_visitors(
+    container: &Container,
+    store: &StoreName,
+    day: NaiveDate,
+) -> Result<(), StoreError> {
     let pk = day_partition(store, day);
     for _ in 0..8 {
         let docs: Vec<Value> = container
@@ -100,10 +113,16 @@ async fn expire_visitors(container: &Container, store: &StoreName, day: NaiveDat
             return Ok(());
         }
         let mut day_doc = day_doc.unwrap_or_else(|| {
-            Doc::new(DAY_ID.to_owned(), pk.clone(), crate::docs::kind::DAY, String::new(), DayBody {
-                day: Some(day),
-                ..DayBody::default()
-            })
+            Doc::new(
+                DAY_ID.to_owned(),
+                pk.clone(),
+                crate::docs::kind::DAY,
+                String::new(),
+                DayBody {
+                    day: Some(day),
+                    ..DayBody::default()
+                },
+            )
         });
         if !day_doc.body.expiring {
             // Counted first, in the day's own document, which then hides them.
@@ -117,7 +136,12 @@ async fn expire_visitors(container: &Container, store: &StoreName, day: NaiveDat
             }
             day_doc.body.expiring = true;
             let etag = day_doc.etag.clone();
-            let batch = put(TransactionalBatch::new(pk.clone()), DAY_ID, &day_doc, etag.as_deref())?;
+            let batch = put(
+                TransactionalBatch::new(pk.clone()),
+                DAY_ID,
+                &day_doc,
+                etag.as_deref(),
+            )?;
             match container.apply(batch).await? {
                 Outcome::Applied => {}
                 Outcome::Refused(Refusal::Changed) => continue,
@@ -133,7 +157,12 @@ async fn expire_visitors(container: &Container, store: &StoreName, day: NaiveDat
             };
             doc.body.expiring = false;
             let etag = doc.etag.clone();
-            let batch = put(TransactionalBatch::new(pk.clone()), DAY_ID, &doc, etag.as_deref())?;
+            let batch = put(
+                TransactionalBatch::new(pk.clone()),
+                DAY_ID,
+                &doc,
+                etag.as_deref(),
+            )?;
             match container.apply(batch).await? {
                 Outcome::Applied => return Ok(()),
                 Outcome::Refused(Refusal::Changed) => {}
@@ -153,10 +182,11 @@ async fn expire_hours(
 ) -> Result<(), StoreError> {
     let pk = day_partition(store, day);
     let docs: Vec<Value> = container
-        .query(&pk, "SELECT * FROM c WHERE c.t = 'h' AND c.hour < @first", &[(
-            "@first",
-            Value::from(hour_text(first_hour)),
-        )])
+        .query(
+            &pk,
+            "SELECT * FROM c WHERE c.t = 'h' AND c.hour < @first",
+            &[("@first", Value::from(hour_text(first_hour)))],
+        )
         .await?;
     let ids: Vec<String> = docs
         .iter()
@@ -175,14 +205,23 @@ async fn expire_hours(
             requests += parse::<HourBody>(row, "an hour")?.body.row.requests;
         }
         let gone = day < first_hour.date_naive();
-        let (want, want_gone) = if gone { (None, true) } else { (Some(requests), false) };
+        let (want, want_gone) = if gone {
+            (None, true)
+        } else {
+            (Some(requests), false)
+        };
         if doc.body.requests == want && doc.body.hours_gone == want_gone {
             return Ok(());
         }
         doc.body.requests = want;
         doc.body.hours_gone = want_gone;
         let etag = doc.etag.clone();
-        let batch = put(TransactionalBatch::new(pk.clone()), DAY_ID, &doc, etag.as_deref())?;
+        let batch = put(
+            TransactionalBatch::new(pk.clone()),
+            DAY_ID,
+            &doc,
+            etag.as_deref(),
+        )?;
         match container.apply(batch).await? {
             Outcome::Applied => return Ok(()),
             Outcome::Refused(Refusal::Changed) => {}

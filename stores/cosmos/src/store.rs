@@ -11,17 +11,13 @@ use activity::VisitorToken;
 use activity::bot_class::BotClass;
 use activity::report::{BotCount, FunnelStep, KindCounts};
 use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
-use activity::store::{
-    ActivityStore, Imported, Retention, StoreError, read_and_summarize,
-};
+use activity::store::{ActivityStore, Imported, Retention, StoreError, read_and_summarize};
 use activity::summary::DaySummary;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::container::Container;
-use crate::docs::{
-    Doc, ImportBody, NoteBody, import_id, kind, meta_partition, note_id,
-};
+use crate::docs::{Doc, ImportBody, NoteBody, import_id, kind, meta_partition, note_id};
 use crate::location::Location;
 use crate::read;
 use crate::retention::{self, Done};
@@ -54,7 +50,11 @@ impl CosmosStore {
     /// Opens the store `url` names (`cosmos+https://ACCOUNT.documents.azure.com/?database=…&container=…`),
     /// making its database and container when missing. The key comes from
     /// `WHOCOMES_COSMOS_KEY` or a key file, never from the URL.
-    pub async fn open(url: &str, name: StoreName, retention: Retention) -> Result<Self, StoreError> {
+    pub async fn open(
+        url: &str,
+        name: StoreName,
+        retention: Retention,
+    ) -> Result<Self, StoreError> {
         let location = Location::parse(url)?;
         let client = crate::connect::container(&location).await?;
         Ok(Self {
@@ -67,6 +67,15 @@ impl CosmosStore {
             write_error: Mutex::new(None),
             closed: AtomicBool::new(false),
         })
+    }
+
+    /// Makes the next `batches` transactional batches apply and then fail
+    /// as if their reply were lost (tests of a retried write, on the emulator).
+    #[cfg(feature = "emulator")]
+    pub fn lose_replies_after_applying(&self, batches: usize) {
+        self.container
+            .lose_replies
+            .store(batches, Ordering::Relaxed);
     }
 
     fn write_error(&self) -> std::sync::MutexGuard<'_, Option<String>> {
@@ -94,7 +103,10 @@ impl ActivityStore for CosmosStore {
         let write_error = self.write_error().clone();
         let location = self.location.describe();
         let (available, reason) = match (reachable, write_error) {
-            (Err(error), _) => (false, format!("Azure Cosmos DB at {location} cannot be used: {error}")),
+            (Err(error), _) => (
+                false,
+                format!("Azure Cosmos DB at {location} cannot be used: {error}"),
+            ),
             (Ok(_), Some(error)) => (
                 false,
                 format!("Azure Cosmos DB at {location} cannot be written: {error}"),
@@ -175,11 +187,20 @@ impl ActivityStore for CosmosStore {
 
     async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
         let docs = read::day_docs(&self.container, &self.name, since).await?;
-        Ok(read::per_day(&docs, |day| (day.marks > 0).then_some(day.marks)))
+        Ok(read::per_day(&docs, |day| {
+            (day.marks > 0).then_some(day.marks)
+        }))
     }
 
     async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
-        retention::enforce(&self.container, &self.name, self.retention, now, &self.expired).await
+        retention::enforce(
+            &self.container,
+            &self.name,
+            self.retention,
+            now,
+            &self.expired,
+        )
+        .await
     }
 
     async fn expired_kinds_since(
@@ -201,16 +222,23 @@ impl ActivityStore for CosmosStore {
                 .bots
                 .iter()
                 .map(|(class, requests)| {
-                    (*class, BotCount {
-                        requests: *requests,
-                        ..BotCount::default()
-                    })
+                    (
+                        *class,
+                        BotCount {
+                            requests: *requests,
+                            ..BotCount::default()
+                        },
+                    )
                 })
                 .collect();
             for (class, count) in body.expired_classes {
                 *classes.entry(class).or_default() += count;
             }
-            rows.extend(classes.into_iter().map(|(class, count)| (day, class, count)));
+            rows.extend(
+                classes
+                    .into_iter()
+                    .map(|(class, count)| (day, class, count)),
+            );
         }
         Ok(rows)
     }
@@ -230,11 +258,17 @@ impl ActivityStore for CosmosStore {
     async fn mark_imported(&self, imported: &Imported) -> Result<(), StoreError> {
         let pk = meta_partition(&self.name);
         let id = import_id(&imported.log);
-        let doc = Doc::new(id.clone(), pk.clone(), kind::IMPORT, String::new(), ImportBody {
-            log: imported.log.clone(),
-            bytes: imported.bytes,
-            digest: imported.digest.clone(),
-        });
+        let doc = Doc::new(
+            id.clone(),
+            pk.clone(),
+            kind::IMPORT,
+            String::new(),
+            ImportBody {
+                log: imported.log.clone(),
+                bytes: imported.bytes,
+                digest: imported.digest.clone(),
+            },
+        );
         self.container.upsert(&pk, &id, &doc).await
     }
 
@@ -251,10 +285,16 @@ impl ActivityStore for CosmosStore {
     async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
         let pk = meta_partition(&self.name);
         let id = note_id(name);
-        let doc = Doc::new(id.clone(), pk.clone(), kind::NOTE, String::new(), NoteBody {
-            name: name.to_owned(),
-            body: body.to_owned(),
-        });
+        let doc = Doc::new(
+            id.clone(),
+            pk.clone(),
+            kind::NOTE,
+            String::new(),
+            NoteBody {
+                name: name.to_owned(),
+                body: body.to_owned(),
+            },
+        );
         self.container.upsert(&pk, &id, &doc).await
     }
 

@@ -27,8 +27,8 @@ use serde_json::Value;
 
 use crate::container::{Container, Failure, Outcome, Refusal, if_unchanged};
 use crate::docs::{
-    DAY_ID, DAYS_ID, DayBody, DaysBody, Doc, HourBody, VisitorBody, day_partition,
-    hour_text, kind, meta_partition,
+    DAY_ID, DAYS_ID, DayBody, DaysBody, Doc, HourBody, VisitorBody, day_partition, hour_text, kind,
+    meta_partition,
 };
 use crate::parts::{self, Part, Parts};
 
@@ -195,7 +195,12 @@ async fn add_days(
         }
         all.extend(days.iter().copied());
         doc.body.days = all.iter().copied().collect();
-        let batch = put(TransactionalBatch::new(pk.clone()), DAYS_ID, &doc, etag.as_deref())?;
+        let batch = put(
+            TransactionalBatch::new(pk.clone()),
+            DAYS_ID,
+            &doc,
+            etag.as_deref(),
+        )?;
         match container.apply(batch).await? {
             Outcome::Applied => return Ok(doc.body.days),
             Outcome::Refused(Refusal::Changed) => {}
@@ -270,7 +275,13 @@ async fn write_partition(
             Ok(docs) => docs,
             Err(error) => {
                 let todo = first_todo.unwrap_or_else(|| part.clone());
-                return Err((todo, Failure { error, maybe_applied: false }));
+                return Err((
+                    todo,
+                    Failure {
+                        error,
+                        maybe_applied: false,
+                    },
+                ));
             }
         };
         let mut todo = part.clone();
@@ -284,7 +295,15 @@ async fn write_partition(
         let todo = first_todo.get_or_insert(todo).clone();
         let operations = match operations(pk, day, &todo, &docs, name) {
             Ok(operations) => operations,
-            Err(error) => return Err((todo, Failure { error, maybe_applied: false })),
+            Err(error) => {
+                return Err((
+                    todo,
+                    Failure {
+                        error,
+                        maybe_applied: false,
+                    },
+                ));
+            }
         };
         let mut changed = false;
         for chunk in operations.chunks(BATCH_OPERATIONS) {
@@ -292,7 +311,15 @@ async fn write_partition(
             for op in chunk {
                 batch = match put(batch, &op.id, &op.doc, op.etag.as_deref()) {
                     Ok(batch) => batch,
-                    Err(error) => return Err((todo, Failure { error, maybe_applied: false })),
+                    Err(error) => {
+                        return Err((
+                            todo,
+                            Failure {
+                                error,
+                                maybe_applied: false,
+                            },
+                        ));
+                    }
                 };
             }
             match container.apply(batch).await {
@@ -302,7 +329,13 @@ async fn write_partition(
                     break;
                 }
                 Ok(Outcome::Refused(Refusal::Error(error))) => {
-                    return Err((todo, Failure { error, maybe_applied: false }));
+                    return Err((
+                        todo,
+                        Failure {
+                            error,
+                            maybe_applied: false,
+                        },
+                    ));
                 }
                 Err(failure) => return Err((todo, failure)),
             }
@@ -345,17 +378,18 @@ fn operations(
     name: &str,
 ) -> Result<Vec<Operation>, StoreError> {
     let mut operations = Vec::new();
-    let mut push = |id: &str, mut doc: Doc<Value>, etag: Option<String>| -> Result<(), StoreError> {
-        doc.applied_by(name);
-        let doc = serde_json::to_value(&doc)
-            .map_err(|_| StoreError::Failed("a document cannot be written".to_owned()))?;
-        operations.push(Operation {
-            id: id.to_owned(),
-            doc,
-            etag,
-        });
-        Ok(())
-    };
+    let mut push =
+        |id: &str, mut doc: Doc<Value>, etag: Option<String>| -> Result<(), StoreError> {
+            doc.applied_by(name);
+            let doc = serde_json::to_value(&doc)
+                .map_err(|_| StoreError::Failed("a document cannot be written".to_owned()))?;
+            operations.push(Operation {
+                id: id.to_owned(),
+                doc,
+                etag,
+            });
+            Ok(())
+        };
     let reached = |id: &str| docs.get(id).is_some_and(|doc| applied(doc, name));
 
     // The day's own document.
@@ -367,7 +401,13 @@ fn operations(
                 (doc, etag)
             }
             None => (
-                Doc::new(DAY_ID.to_owned(), pk.to_owned(), kind::DAY, String::new(), DayBody::default()),
+                Doc::new(
+                    DAY_ID.to_owned(),
+                    pk.to_owned(),
+                    kind::DAY,
+                    String::new(),
+                    DayBody::default(),
+                ),
                 None,
             ),
         };

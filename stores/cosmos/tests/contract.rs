@@ -21,7 +21,9 @@ async fn cosmos_meets_the_store_contract() {
         .expect("opens");
     let availability = store.availability().await;
     assert!(
-        availability.reason.starts_with("kept in Azure Cosmos DB at the SDK's in-memory emulator"),
+        availability
+            .reason
+            .starts_with("kept in Azure Cosmos DB at the SDK's in-memory emulator"),
         "{}",
         availability.reason
     );
@@ -35,7 +37,10 @@ async fn cosmos_meets_the_store_contract() {
     let cost = store.cost();
     let (units, what) = cost.units.clone().expect("request units counted");
     assert_eq!(what, "request units");
-    assert!(units > 100, "the contract's reads and writes cost {units} RU");
+    assert!(
+        units > 100,
+        "the contract's reads and writes cost {units} RU"
+    );
     assert!(cost.operations > 50 && cost.failures == 0, "{cost:?}");
 }
 
