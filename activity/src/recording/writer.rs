@@ -224,7 +224,8 @@ async fn run(
                     stats.failed_write();
                     tracing::warn!(store = %store.name(), %error, hits = batch.hits, "cannot write activity; will retry");
                     // A throttled store said how long to wait: no sooner.
-                    retry_at = Some(Instant::now() + backoff.max(error.retry_after().unwrap_or_default()));
+                    retry_at =
+                        Some(Instant::now() + backoff.max(error.retry_after().unwrap_or_default()));
                     // A store that will not recover soon is asked again
                     // only at the longest wait.
                     backoff = if error.is_transient() {

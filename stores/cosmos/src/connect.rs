@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use activity::store::StoreError;
 use azure_data_cosmos::models::ContainerProperties;
-use azure_data_cosmos::options::{OperationOptions, Region, ThrottlingRetryOptions};
+use azure_data_cosmos::options::{BatchOptions, OperationOptions, Region, ThrottlingRetryOptions};
 use azure_data_cosmos::{
     AccountEndpoint, AccountReference, ContainerClient, CosmosClient, CosmosClientBuilder,
     RoutingStrategy,
@@ -19,6 +19,17 @@ use crate::location::{Endpoint, Location};
 /// How long the SDK may retry a throttled request before the store says
 /// it is busy (the writer then waits as long as the service asked).
 const THROTTLE_WAIT: Duration = Duration::from_secs(2);
+
+/// A write's options: a throttled write is not retried by the SDK but
+/// answered at once as `Busy` with the service's wait, which the writer
+/// keeps (holding the batch, nothing lost) before it tries again.
+pub fn write_options() -> BatchOptions {
+    let mut throttling = ThrottlingRetryOptions::default();
+    throttling.max_retry_count = Some(0);
+    let mut options = OperationOptions::default();
+    options.throttling_retry_options = Some(throttling);
+    BatchOptions::default().with_operation_options(options)
+}
 
 /// A client for the account `location` names.
 async fn client(location: &Location) -> Result<CosmosClient, StoreError> {

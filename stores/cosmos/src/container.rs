@@ -212,7 +212,10 @@ impl Container {
     /// Applies `batch` to its partition, all of it or nothing.
     pub async fn apply(&self, batch: TransactionalBatch) -> Result<Outcome, Failure> {
         let response = self
-            .timed(self.client.execute_transactional_batch(batch, None))
+            .timed(
+                self.client
+                    .execute_transactional_batch(batch, Some(crate::connect::write_options())),
+            )
             .await?;
         self.charge(
             response

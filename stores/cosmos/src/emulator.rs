@@ -13,7 +13,7 @@ use azure_data_cosmos::{
     RoutingStrategy,
 };
 use azure_data_cosmos_driver::in_memory_emulator::{
-    InMemoryEmulatorHttpClient, VirtualAccountConfig, VirtualRegion,
+    ContainerConfig, InMemoryEmulatorHttpClient, VirtualAccountConfig, VirtualRegion,
 };
 
 const GATEWAY: &str = "https://eastus.emulator.local";
@@ -63,4 +63,30 @@ pub async fn client(builder: CosmosClientBuilder, name: &str) -> Result<CosmosCl
         .build(account, RoutingStrategy::ProximityTo(Region::EAST_US))
         .await
         .map_err(|_| StoreError::Unavailable("the emulator does not answer".to_owned()))
+}
+
+/// Makes the emulator `name` with throttling on, and in it the container
+/// `database`/`container` provisioned with `ru_per_second` (at least 400):
+/// past that rate it answers 429 with its wait, as the service does.
+pub fn throttled(
+    name: &str,
+    database: &str,
+    container: &str,
+    ru_per_second: u64,
+) -> Result<(), StoreError> {
+    let emulator = named(name, true)?;
+    let config = ContainerConfig::new()
+        .with_throughput(ru_per_second)
+        .build()
+        .map_err(|_| StoreError::Unavailable("the emulator's container settings".to_owned()))?;
+    let key = serde_json::from_value(serde_json::json!({
+        "paths": [crate::docs::PARTITION_KEY_PATH],
+        "kind": "Hash",
+        "version": 2
+    }))
+    .map_err(|_| StoreError::Unavailable("the emulator's partition key".to_owned()))?;
+    let store = emulator.store();
+    store.create_database(database);
+    store.create_container_with_config(database, container, key, config);
+    Ok(())
 }
