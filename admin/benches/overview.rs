@@ -10,9 +10,12 @@
 //! 100 new hits today), one sum of today
 //! alone (how far behind a live read's today can be), and the visitor table; 20 times each (BENCH_RUNS) after 2
 //! warm-ups, median and 95th percentile printed. SQLite always; PostgreSQL
-//! when TEST_DATABASE_URL names a server (a fresh database is made on it).
+//! when TEST_DATABASE_URL names a server (a fresh database is made on it);
+//! Cosmos DB on the SDK's in-memory emulator, in this process, with
+//! BENCH_COSMOS_VISITORS (1,000) visitor-days a day, its request units
+//! printed for the cold read and for one live read.
 //!
-//! `cargo bench -p whocomes-admin --features ssr --bench overview` (BENCH_DAYS, BENCH_VISITORS, BENCH_RUNS, BENCH_RANGES to scale)
+//! `cargo bench -p whocomes-admin --features ssr --bench overview` (BENCH_DAYS, BENCH_VISITORS, BENCH_COSMOS_VISITORS, BENCH_RUNS, BENCH_RANGES to scale; BENCH_STORES=sqlite,postgres,cosmos to choose)
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -44,6 +47,9 @@ async fn seed(store: &Arc<dyn ActivityStore>, days: u32, visitors: u32) -> u64 {
         let batch = activity::sample::day_rows(store.name(), day, visitors, 7);
         hits += batch.hits;
         store.record(&batch).await.expect("the seed is written");
+        if back % 10 == 0 {
+            eprintln!("  seeding: {day} written after {:.0?}", began.elapsed());
+        }
     }
     store
         .enforce_retention(Utc::now())
@@ -97,9 +103,28 @@ fn now_seed() -> u64 {
     Utc::now().timestamp_micros().unsigned_abs()
 }
 
-async fn measure(store: Arc<dyn ActivityStore>) {
+/// The request units `store` was billed so far (0 for stores that bill none).
+fn units(store: &Arc<dyn ActivityStore>) -> u64 {
+    store.cost().units.map_or(0, |(units, _)| units)
+}
+
+/// What `store` billed since `before`, in words (nothing for stores that bill none).
+fn billed(store: &Arc<dyn ActivityStore>, before: u64) -> String {
+    match store.cost().units {
+        Some((now, what)) => format!(", {} {what}", now - before),
+        None => String::new(),
+    }
+}
+
+/// Whether BENCH_STORES (default: all) names `store`.
+fn chosen(store: &str) -> bool {
+    std::env::var("BENCH_STORES").map_or(true, |names| {
+        names.split(',').any(|name| name.trim() == store)
+    })
+}
+
+async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
     let days = env_or("BENCH_DAYS", 90);
-    let visitors = env_or("BENCH_VISITORS", 21_000);
     eprintln!("{}:", store.name());
     seed(&store, days, visitors).await;
     let admin = admin_of(&store);
@@ -117,12 +142,14 @@ async fn measure(store: Arc<dyn ActivityStore>) {
             .await
             .expect("a note");
         let fresh = admin_of(&store);
+        let before = units(&store);
         let began = Instant::now();
         let overview = overview::overview(&fresh, Span::Last(range), Utc::now(), true).await;
         assert_eq!(overview.days.len(), usize::from(range));
         eprintln!(
-            "  all cards, {range} days, cold (no summary kept): {:.1?}",
-            began.elapsed()
+            "  all cards, {range} days, cold (no summary kept): {:.1?}{}",
+            began.elapsed(),
+            billed(&store, before)
         );
         // After a restart: a server just started (a fresh Admin) over the
         // store, which keeps the summaries the cold read made; 100 new hits
@@ -163,6 +190,22 @@ async fn measure(store: Arc<dyn ActivityStore>) {
             elapsed
         })
         .await;
+        if store.cost().units.is_some() {
+            // What one live read is billed (its 100 new hits' write apart).
+            let hits = activity::sample::hits(store.name(), Utc::now(), 100, now_seed());
+            store
+                .record(&Batch::fold(&hits))
+                .await
+                .expect("a live write");
+            let before = units(&store);
+            let began = Instant::now();
+            overview::overview(&admin, Span::Last(range), Utc::now(), true).await;
+            eprintln!(
+                "  all cards, {range} days, one live read: {:.1?}{}",
+                began.elapsed(),
+                billed(&store, before)
+            );
+        }
     }
     // How far behind a live read's today can be: one sum of today.
     time("today summed again (the lag of a live read)", || async {
@@ -201,9 +244,13 @@ fn main() {
         )
         .await
         .expect("opens");
-        measure(Arc::new(sqlite)).await;
+        let visitors = env_or("BENCH_VISITORS", 21_000);
+        if chosen("sqlite") {
+            measure(Arc::new(sqlite), visitors).await;
+        }
 
         match activity_postgres::testing::fresh_database().await {
+            _ if !chosen("postgres") => {}
             None => eprintln!("postgres: SKIPPED (TEST_DATABASE_URL is not set)"),
             Some(url) => {
                 let postgres = activity_postgres::PostgresStore::open(
@@ -213,8 +260,19 @@ fn main() {
                 )
                 .await
                 .expect("connects");
-                measure(Arc::new(postgres)).await;
+                measure(Arc::new(postgres), visitors).await;
             }
+        }
+
+        if chosen("cosmos") {
+            let cosmos = activity_cosmos::CosmosStore::open(
+                "cosmos+emulator://bench/?database=whocomes&container=activity",
+                StoreName::parse("cosmos").expect("a name"),
+                Retention::default(),
+            )
+            .await
+            .expect("the emulator opens");
+            measure(Arc::new(cosmos), env_or("BENCH_COSMOS_VISITORS", 1_000)).await;
         }
     });
 }

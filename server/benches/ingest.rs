@@ -1,9 +1,11 @@
-//! Sustained ingest, SQLite and PostgreSQL side by side in one run: 100,000
-//! made-up hits (`activity::sample`) sent through the writer the server uses
-//! (default batching) until every hit is written; making the hits is not
-//! timed. SQLite is a file in a temporary folder; PostgreSQL a fresh database
-//! on the server TEST_DATABASE_URL names (skipped, with a line saying so,
-//! without it).
+//! Sustained ingest, SQLite, PostgreSQL and Cosmos DB side by side in one
+//! run: 100,000 made-up hits (10,000 for Cosmos DB) (`activity::sample`)
+//! sent through the writer the server uses (default batching) until every
+//! hit is written; making the hits is not timed. SQLite is a file in a temporary folder; PostgreSQL a
+//! fresh database on the server TEST_DATABASE_URL names (skipped, with a line
+//! saying so, without it); Cosmos DB the SDK's in-memory emulator, in this
+//! process (its time is the SDK's and the emulator's together), whose request
+//! units per 1,000 hits are printed after its runs.
 //!
 //! `cargo bench -p server --bench ingest` (hits/s = elements/s).
 
@@ -13,33 +15,47 @@ use activity::StoreName;
 use activity::store::{ActivityStore, Retention};
 use activity_postgres::PostgresStore;
 use activity_sqlite::SqliteStore;
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 
 const HITS: usize = 100_000;
+/// The emulator runs in this process and slows as its partitions grow:
+/// fewer hits a run keep the bench within minutes.
+const COSMOS_HITS: usize = 10_000;
 
-/// Times 100,000 hits at a time through a writer into `store`.
+/// Times `hits` hits at a time through a writer into `store`.
 fn bench_store(
     c: &mut Criterion,
     runtime: &tokio::runtime::Runtime,
     store: Arc<dyn ActivityStore>,
+    hits: usize,
 ) {
     let mut runs = 0;
     let mut group = c.benchmark_group("ingest");
     group
         .sample_size(10)
-        .throughput(Throughput::Elements(HITS as u64));
+        .sampling_mode(SamplingMode::Flat)
+        .throughput(Throughput::Elements(hits as u64));
     group.bench_function(
-        format!("{}: 100,000 hits through the writer", store.name()),
+        format!("{}: {hits} hits through the writer", store.name()),
         |b| {
             b.iter_custom(|iterations| {
                 runs += iterations;
                 runtime.block_on(activity::sample::time_ingest(
-                    &store, HITS, iterations, runs,
+                    &store, hits, iterations, runs,
                 ))
             })
         },
     );
     group.finish();
+    // What the engine bills, per 1,000 hits written (warm-ups included).
+    if let Some((units, what)) = store.cost().units {
+        let hits = runs.max(1) * hits as u64;
+        eprintln!(
+            "{}: {units} {what} for {hits} hits, {:.0} per 1,000 hits",
+            store.name(),
+            units as f64 * 1_000.0 / hits as f64
+        );
+    }
 }
 
 fn ingest(c: &mut Criterion) {
@@ -53,7 +69,7 @@ fn ingest(c: &mut Criterion) {
             Retention::default(),
         ))
         .expect("opens");
-    bench_store(c, &runtime, Arc::new(sqlite));
+    bench_store(c, &runtime, Arc::new(sqlite), HITS);
 
     match runtime.block_on(activity_postgres::testing::fresh_database()) {
         None => eprintln!("postgres: SKIPPED (TEST_DATABASE_URL is not set)"),
@@ -65,9 +81,18 @@ fn ingest(c: &mut Criterion) {
                     Retention::default(),
                 ))
                 .expect("connects");
-            bench_store(c, &runtime, Arc::new(postgres));
+            bench_store(c, &runtime, Arc::new(postgres), HITS);
         }
     }
+
+    let cosmos = runtime
+        .block_on(activity_cosmos::CosmosStore::open(
+            "cosmos+emulator://bench/?database=whocomes&container=activity",
+            StoreName::parse("cosmos").expect("a name"),
+            Retention::default(),
+        ))
+        .expect("the emulator opens");
+    bench_store(c, &runtime, Arc::new(cosmos), COSMOS_HITS);
 }
 
 criterion_group!(benches, ingest);
