@@ -101,23 +101,27 @@ impl Span {
         }
     }
 
-    /// Its query for an export download: `days=30`, or `from=…&to=…`.
+    /// Its query for an export download, in the tab's own words:
+    /// `range=30`, or `from=…&to=…`.
     pub fn export_query(self) -> String {
         match self {
-            Self::Last(days) => format!("days={days}"),
+            Self::Last(days) => format!("range={days}"),
             Self::Between { from, to } => format!("from={from}&to={to}"),
         }
     }
 
     /// Reads an export's query (see [`export_query`](Self::export_query)),
-    /// checked on the server's day; no `days`, `from` or `to`: the default.
+    /// checked on the server's day; `days` is read where `range` is missing
+    /// (the exports' older spelling, kept for old links); none of them:
+    /// the default.
     pub fn read_export(query: &str, today: NaiveDate) -> Result<Self, SpanError> {
         let value = |name: &str| {
             query
                 .split('&')
                 .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
         };
-        let span = Self::read(value("days"), value("from"), value("to"))?;
+        let range = value("range").or_else(|| value("days"));
+        let span = Self::read(range, value("from"), value("to"))?;
         match span {
             Self::Between { to, .. } if to > today => Err(SpanError::Future),
             span => Ok(span),
@@ -295,6 +299,16 @@ mod tests {
             assert_eq!(Span::read_export(&span.export_query(), today), Ok(span));
         }
         assert_eq!(Span::read_export("", today), Ok(Span::default()));
+        assert_eq!(Span::read_export("days=90", today), Ok(Span::Last(90)));
+        assert_eq!(
+            Span::read_export("days=7&range=90", today),
+            Ok(Span::Last(90)),
+            "the tab's word wins"
+        );
+        assert_eq!(
+            Span::read_export("range=12", today),
+            Err(SpanError::NotARange)
+        );
         assert_eq!(
             Span::read_export("days=12", today),
             Err(SpanError::NotARange)

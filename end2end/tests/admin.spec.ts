@@ -154,7 +154,7 @@ for (const target of targets) {
       await expect(page.locator('.visitor-table')).toHaveCount(0);
       const direct = await request.post(`${base}/api/admin/visitors`, { form: { days: '30' } });
       expect(direct.status()).toBe(401);
-      const exportCall = await request.get(`${base}/api/admin/export/visitors.csv?days=30`);
+      const exportCall = await request.get(`${base}/api/admin/export/visitors.csv?range=30`);
       expect(exportCall.status()).toBe(401);
 
       // A wrong password fails; the right one opens the table.

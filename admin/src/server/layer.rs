@@ -1,7 +1,7 @@
 //! [`AdminLayer`]: hands [`Admin`] to the tab's server functions (as a
 //! request extension) and answers the export downloads itself:
-//! `GET {EXPORT_PREFIX}hours.csv|json?days=N` (public unless private) and
-//! `GET {EXPORT_PREFIX}visitors.csv|json?days=N` (signed in only), or
+//! `GET {EXPORT_PREFIX}hours.csv|json?range=N` (public unless private) and
+//! `GET {EXPORT_PREFIX}visitors.csv|json?range=N` (signed in only), or
 //! `?from=YYYY-MM-DD&to=YYYY-MM-DD` for the tab's custom range. A
 //! request that changes something and comes from another site is refused.
 

@@ -323,8 +323,8 @@ async fn sixteen_readers_of_the_biggest_answers_hold_a_bounded_memory() {
         let url = url.clone();
         async move {
             let request = match n % 4 {
-                0 => client.get(format!("{url}/api/admin/export/hours.csv?days=365")),
-                1 => client.get(format!("{url}/api/admin/export/hours.json?days=365")),
+                0 => client.get(format!("{url}/api/admin/export/hours.csv?range=365")),
+                1 => client.get(format!("{url}/api/admin/export/hours.json?range=365")),
                 _ => client
                     .post(format!("{url}/api/admin/overview"))
                     .form(&[("days", "365")]),
