@@ -103,6 +103,15 @@ fn now_seed() -> u64 {
     Utc::now().timestamp_micros().unsigned_abs()
 }
 
+/// 100 new hits today, as a live site writes them between two reads.
+async fn live_write(store: &Arc<dyn ActivityStore>) {
+    let hits = activity::sample::hits(store.name(), Utc::now(), 100, now_seed());
+    store
+        .record(&Batch::fold(&hits))
+        .await
+        .expect("a live write");
+}
+
 /// The request units `store` was billed so far (0 for stores that bill none).
 fn units(store: &Arc<dyn ActivityStore>) -> u64 {
     store.cost().units.map_or(0, |(units, _)| units)
@@ -157,11 +166,7 @@ async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
         time(
             &format!("all cards, {range} days, first view after a restart"),
             || async {
-                let hits = activity::sample::hits(store.name(), Utc::now(), 100, now_seed());
-                store
-                    .record(&Batch::fold(&hits))
-                    .await
-                    .expect("a live write");
+                live_write(&store).await;
                 let restarted = admin_of(&store);
                 let began = Instant::now();
                 let overview =
@@ -178,11 +183,7 @@ async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
         // Live: 100 new hits land today before every read, so today's
         // summary is read again each time (its figures changed).
         time(&format!("all cards, {range} days, live"), || async {
-            let hits = activity::sample::hits(store.name(), Utc::now(), 100, now_seed());
-            store
-                .record(&Batch::fold(&hits))
-                .await
-                .expect("a live write");
+            live_write(&store).await;
             let began = Instant::now();
             let overview = overview::overview(&admin, Span::Last(range), Utc::now(), true).await;
             let elapsed = began.elapsed();
@@ -192,11 +193,7 @@ async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
         .await;
         if store.cost().units.is_some() {
             // What one live read is billed (its 100 new hits' write apart).
-            let hits = activity::sample::hits(store.name(), Utc::now(), 100, now_seed());
-            store
-                .record(&Batch::fold(&hits))
-                .await
-                .expect("a live write");
+            live_write(&store).await;
             let before = units(&store);
             let began = Instant::now();
             overview::overview(&admin, Span::Last(range), Utc::now(), true).await;
@@ -237,30 +234,31 @@ fn main() {
         let path = std::env::var("BENCH_SQLITE_FILE")
             .map(std::path::PathBuf::from)
             .unwrap_or_else(|_| folder.path().join("activity.db"));
-        let sqlite = activity_sqlite::SqliteStore::open(
-            path.to_str().expect("UTF-8"),
-            StoreName::parse("sqlite").expect("a name"),
-            Retention::default(),
-        )
-        .await
-        .expect("opens");
         let visitors = env_or("BENCH_VISITORS", 21_000);
         if chosen("sqlite") {
+            let sqlite = activity_sqlite::SqliteStore::open(
+                path.to_str().expect("UTF-8"),
+                StoreName::parse("sqlite").expect("a name"),
+                Retention::default(),
+            )
+            .await
+            .expect("opens");
             measure(Arc::new(sqlite), visitors).await;
         }
 
-        match activity_postgres::testing::fresh_database().await {
-            _ if !chosen("postgres") => {}
-            None => eprintln!("postgres: SKIPPED (TEST_DATABASE_URL is not set)"),
-            Some(url) => {
-                let postgres = activity_postgres::PostgresStore::open(
-                    &url,
-                    StoreName::parse("postgres").expect("a name"),
-                    Retention::default(),
-                )
-                .await
-                .expect("connects");
-                measure(Arc::new(postgres), visitors).await;
+        if chosen("postgres") {
+            match activity_postgres::testing::fresh_database().await {
+                None => eprintln!("postgres: SKIPPED (TEST_DATABASE_URL is not set)"),
+                Some(url) => {
+                    let postgres = activity_postgres::PostgresStore::open(
+                        &url,
+                        StoreName::parse("postgres").expect("a name"),
+                        Retention::default(),
+                    )
+                    .await
+                    .expect("connects");
+                    measure(Arc::new(postgres), visitors).await;
+                }
             }
         }
 
