@@ -24,7 +24,8 @@ const postgresUrl = process.env.E2E_DATABASE_URL;
 const adminFlags = (name: string, extra: string) =>
   `${binary} serve --addr 127.0.0.1:${adminPorts[name as keyof typeof adminPorts]} --site-root ${siteRoot} ` +
   `--data-dir ${join(adminDir, name)} --key e2e-shared-key --trusted-proxy 127.0.0.1/32 ` +
-  `--admin-password-file ${join(adminDir, 'password')} --flush-ms 100 ${extra}`;
+  `--admin-password-file ${join(adminDir, 'password')} --flush-ms 100 ` +
+  `--funnel-step landing=/ --funnel-step reading=/about,/inventory ${extra}`;
 const adminServer = (name: string, extra: string) => ({
   command: adminFlags(name, extra),
   url: `http://127.0.0.1:${adminPorts[name as keyof typeof adminPorts]}/about`,

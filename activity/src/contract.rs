@@ -467,12 +467,30 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
             .await
             .unwrap_or_else(|e| panic!("records sample days: {e}"));
     }
-    let mut steps = crate::report::default_funnel();
+    let mut steps = crate::sample::funnel();
     // A path in two steps counts in both.
     steps.push(crate::report::FunnelStep {
         name: "home again".to_owned(),
         paths: vec!["/".to_owned(), "/nowhere".to_owned()],
     });
+    // A site without a funnel: no steps, the rest counted alike.
+    let none = store
+        .day_summaries(old_day, today, &[])
+        .await
+        .unwrap_or_else(|e| panic!("summarizes days without a funnel: {e}"));
+    let with = store
+        .day_summaries(old_day, today, &steps)
+        .await
+        .unwrap_or_else(|e| panic!("summarizes days: {e}"));
+    assert_eq!(none.len(), with.len(), "the same days without a funnel");
+    for (none, with) in none.iter().zip(&with) {
+        assert!(none.steps.is_empty(), "no steps on {}", none.day);
+        assert_eq!(
+            none.kinds, with.kinds,
+            "kinds without a funnel on {}",
+            none.day
+        );
+    }
     for (first, last) in [
         (old_day, today),
         (today - Duration::days(1), today - Duration::days(1)),

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Days, NaiveDate, Utc};
 
 use crate::bot_class::BotClass;
-use crate::report::{BotCount, KindCounts, default_funnel};
+use crate::report::{BotCount, KindCounts};
 use crate::rows::{HourRow, VisitorDay};
 use crate::sample;
 use crate::store::ActivityStore;
@@ -30,7 +30,7 @@ const DAYS_BACK: u64 = 40;
 /// Everything a store gives back, in a fixed order.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Holdings {
-    /// The day summaries of the whole span, with the default funnel.
+    /// The day summaries of the whole span, with [`crate::sample::funnel`].
     pub summaries: Vec<DaySummary>,
     /// Visitor-days by kind of the days whose visitor rows expired.
     pub expired: Vec<(NaiveDate, KindCounts)>,
@@ -78,7 +78,7 @@ pub async fn read(store: &dyn ActivityStore, now: DateTime<Utc>) -> Holdings {
     visitors.sort_by(|a, b| (a.day, &a.visitor).cmp(&(b.day, &b.visitor)));
     Holdings {
         summaries: store
-            .day_summaries(first, today, &default_funnel())
+            .day_summaries(first, today, &sample::funnel())
             .await
             .unwrap_or_else(|error| panic!("the store reads summaries: {error}")),
         expired: store

@@ -21,6 +21,7 @@
 //! - [`rules`] — every list, with its defaults; [`bots`] — the bot words;
 //!   [`bot_class`] — which kind of bot; [`evidence`] — a browser's signs;
 //!   `verdicts` — the bot decisions already made, by agent;
+//! - [`funnel`] — a site's funnel steps, as written and checked;
 //! - [`rows`] — the rows a store keeps; [`report`] — what the dashboard draws;
 //!   [`kind_sql`] — the visitor-day kind rule as the SQL text both stores
 //!   run (text only: this crate talks to no database).
@@ -37,6 +38,7 @@ pub mod contract;
 pub mod corpus;
 pub mod crawlers;
 pub mod evidence;
+pub mod funnel;
 pub mod hit;
 #[cfg(any(test, feature = "testing"))]
 pub mod holdings;

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bot_class::{BotClass, ClassSet};
 use crate::evidence::Evidence;
+pub use crate::funnel::FunnelStep;
 use crate::hit::StoreName;
 use crate::rows::{HourRow, VisitorDay};
 use crate::source::{Source, SourceGroup};
@@ -232,31 +233,6 @@ pub fn class_visitor_days(visitors: &[MergedVisitor]) -> BTreeMap<BotClass, BotC
         }
     }
     classes
-}
-
-/// One step of the path through the site: a name and the paths that count
-/// as taking it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FunnelStep {
-    /// The step's name on the dashboard.
-    pub name: String,
-    /// Requesting any of these paths takes the step.
-    pub paths: Vec<String>,
-}
-
-/// The default steps, for a portfolio: landing, inventory, about, résumé
-/// (the page and the PDF both count).
-pub fn default_funnel() -> Vec<FunnelStep> {
-    let step = |name: &str, paths: &[&str]| FunnelStep {
-        name: name.to_owned(),
-        paths: paths.iter().map(|&p| p.to_owned()).collect(),
-    };
-    vec![
-        step("landing", &["/"]),
-        step("inventory", &["/inventory"]),
-        step("about", &["/about"]),
-        step("resume", &["/resume", "/resume.pdf"]),
-    ]
 }
 
 /// How many people visitor-days took one step.
@@ -552,11 +528,11 @@ mod tests {
             row("sqlite", 1, 3, (1, 0, 0), &["/"], &[]),
             row("sqlite", 1, 4, (0, 5, 0), &["/", "/resume"], &[]),
         ];
-        let steps = funnel(&merge_visitors(&rows), &default_funnel());
+        let steps = funnel(&merge_visitors(&rows), &crate::sample::funnel());
         let counts: Vec<u64> = steps.iter().map(|step| step.visitors).collect();
         assert_eq!(counts, [3, 1, 1, 1]);
         assert!((steps[3].share_of_first - 1.0 / 3.0).abs() < 1e-9);
-        assert_eq!(funnel(&[], &default_funnel())[0].share_of_first, 0.0);
+        assert_eq!(funnel(&[], &crate::sample::funnel())[0].share_of_first, 0.0);
     }
 
     #[test]

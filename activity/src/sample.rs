@@ -13,6 +13,21 @@ use crate::rows::{Batch, HourRow, PathCount, SourceCount, VisitorDay};
 use crate::source::Source;
 use crate::token::{VisitorKey, visitor_token};
 
+/// The funnel of the made-up site: landing, inventory, about, résumé (the
+/// page and the PDF both count), the pages [`day_rows`] visits.
+pub fn funnel() -> Vec<crate::funnel::FunnelStep> {
+    let step = |name: &str, paths: &[&str]| crate::funnel::FunnelStep {
+        name: name.to_owned(),
+        paths: paths.iter().map(|&p| p.to_owned()).collect(),
+    };
+    vec![
+        step("landing", &["/"]),
+        step("inventory", &["/inventory"]),
+        step("about", &["/about"]),
+        step("resume", &["/resume", "/resume.pdf"]),
+    ]
+}
+
 /// A small, fast random stream (xorshift), the same for the same seed.
 fn stream(seed: u64) -> impl FnMut() -> u64 {
     let mut state = seed | 1;

@@ -93,6 +93,7 @@ where
 fn admin_of(store: &Arc<dyn ActivityStore>) -> Admin {
     Admin::new(AdminConfig {
         stores: vec![store.clone()],
+        funnel: activity::sample::funnel(),
         ..AdminConfig::default()
     })
     .expect("no password to hash")

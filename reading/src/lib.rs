@@ -9,7 +9,8 @@
 //! # async fn read(store: std::sync::Arc<dyn whocomes_activity::store::ActivityStore>) {
 //! use whocomes_reading::Reading;
 //!
-//! let reading = Reading::new(vec![store], whocomes_activity::report::default_funnel());
+//! let signup: whocomes_activity::funnel::FunnelStep = "signup=/signup".parse().expect("a step");
+//! let reading = Reading::new(vec![store], vec![signup]);
 //! let today = chrono::Utc::now().date_naive();
 //! let week = reading.range(7, today).await;
 //! println!("{} people visitor-days this week", week.sums.kinds.people);

@@ -3,12 +3,13 @@
 //! `ActivityStore::keep_note`) in the first store, made of each day's
 //! summary and the marks it was made under. A kept day is used only while
 //! every store still says the same of it, exactly as in memory; a note made
-//! for other stores or another funnel, or in another format, is not used.
+//! for other stores or a funnel that counts other paths (a renamed step
+//! counts alike), or in another format, is not used.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use activity::report::FunnelStep;
+use activity::funnel::{FunnelStep, count_alike};
 use activity::store::ActivityStore;
 use activity::summary::DaySummary;
 use chrono::NaiveDate;
@@ -73,7 +74,9 @@ pub(crate) async fn load(
     };
     match serde_json::from_str::<Note>(&body) {
         Ok(note)
-            if note.format == FORMAT && note.stores == names(stores) && note.steps == steps =>
+            if note.format == FORMAT
+                && note.stores == names(stores)
+                && count_alike(&note.steps, steps) =>
         {
             (note.days, note.resum_ms.map(Duration::from_millis))
         }
@@ -121,7 +124,7 @@ mod tests {
     use std::time::Duration;
 
     use activity::StoreName;
-    use activity::report::default_funnel;
+    use activity::sample::funnel as default_funnel;
     use activity::store::{ActivityStore, MemoryStore, Retention};
 
     use activity::summary::DaySummary;

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use activity::StoreName;
-use activity::report::{self, FunnelStep, KindCounts, default_funnel};
+use activity::report::{self, FunnelStep, KindCounts};
+use activity::sample::funnel as default_funnel;
 use activity::store::{ActivityStore, Retention, StoreError};
 use activity::summary::DaySummary;
 use chrono::{Days, NaiveDate, Utc};
@@ -461,6 +462,24 @@ async fn the_summaries_outlive_a_restart() {
         3,
         "the note, the days summed, the note kept for this funnel"
     );
+
+    // The same steps renamed count alike: the kept note is used, no day summed.
+    let mut renamed = steps.clone();
+    for step in &mut renamed {
+        step.name = format!("renamed {}", step.name);
+    }
+    let before = stores[0].cost().operations;
+    let again = Arc::new(SummaryCache::default())
+        .summaries(&stores, &marks, today - Days::new(4), today, &renamed)
+        .await
+        .expect("reads")
+        .days;
+    assert_eq!(
+        stores[0].cost().operations - before,
+        1,
+        "only the note read"
+    );
+    assert_eq!(again, summaries, "the same counts under the new names");
 
     // A note that cannot be read is as none: the days are summed again.
     stores[0]

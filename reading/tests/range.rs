@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use activity::StoreName;
 use activity::bot_class::BotClass;
-use activity::report::{self, default_funnel};
+use activity::report;
 use activity::report::{BotCount, KindCounts};
 use activity::rows::Batch;
 use activity::rows::{Availability, Cost, HourRow, VisitorDay};
+use activity::sample::funnel as default_funnel;
 use activity::store::{ActivityStore, MemoryStore, Retention, StoreError};
 use chrono::{DateTime, Days, NaiveDate, TimeZone as _, Utc};
 use whocomes_reading::Reading;

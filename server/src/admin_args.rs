@@ -1,9 +1,10 @@
-//! The Admin tab's flags: who may sign in, and whether the whole tab is
-//! private. The password is read here and handed to `admin`, which keeps
-//! only its argon2 hash; it is never logged.
+//! The Admin tab's flags: who may sign in, whether the whole tab is
+//! private, and the funnel's steps. The password is read here and handed to
+//! `admin`, which keeps only its argon2 hash; it is never logged.
 
 use std::path::PathBuf;
 
+use activity::funnel::FunnelStep;
 use anyhow::Context as _;
 use clap::Args;
 
@@ -27,6 +28,19 @@ pub struct AdminArgs {
     /// public and only the visitor table needs a session).
     #[arg(long, env = "WHOCOMES_PRIVATE")]
     pub private: bool,
+
+    /// A step of the funnel card, in order: its name, then the paths that
+    /// take it (`--funnel-step landing=/ --funnel-step signup=/signup,/signup/done`).
+    /// Repeat it for each step, at most 8. In the environment, steps are
+    /// separated by `;`. None: the card says how to name them (`--demo`
+    /// brings the demo site's).
+    #[arg(
+        long = "funnel-step",
+        env = "WHOCOMES_FUNNEL",
+        value_name = "NAME=PATH[,PATH…]",
+        value_delimiter = ';'
+    )]
+    pub funnel_steps: Vec<FunnelStep>,
 }
 
 impl std::fmt::Debug for AdminArgs {
@@ -38,6 +52,7 @@ impl std::fmt::Debug for AdminArgs {
                 &self.admin_password.as_ref().map(|_| "redacted"),
             )
             .field("private", &self.private)
+            .field("funnel_steps", &self.funnel_steps)
             .finish()
     }
 }

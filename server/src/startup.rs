@@ -70,13 +70,18 @@ fn admin_tab(
         password,
         private: config.admin.private,
         proxies: config.counting.proxies(),
-        funnel: None,
+        funnel: if config.admin.funnel_steps.is_empty() && config.demo {
+            crate::demo::funnel()
+        } else {
+            config.admin.funnel_steps.clone()
+        },
         demo: config
             .demo
             .then(crate::demo::store_name)
             .transpose()
             .context("the demo store's name")?,
-    })?;
+    })
+    .context("the Admin tab cannot be set up")?;
     Ok(admin)
 }
 

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use activity::StoreName;
-use activity::report::{KindCounts, default_funnel};
+use activity::report::KindCounts;
 use activity::source::SourceGroup;
 use activity::store::{ActivityStore, Retention};
 use activity::summary::DaySummary;
@@ -71,7 +71,7 @@ async fn summaries(data: &Path) -> BTreeMap<NaiveDate, DaySummary> {
 async fn summaries_of(store: &dyn ActivityStore) -> BTreeMap<NaiveDate, DaySummary> {
     let today = now().date_naive();
     let days = store
-        .day_summaries(today - chrono::Days::new(120), today, &default_funnel())
+        .day_summaries(today - chrono::Days::new(120), today, &demo::funnel())
         .await
         .expect("reads");
     store.close().await;
@@ -147,7 +147,7 @@ async fn the_history_has_three_kinds_a_rhythm_sources_a_funnel_and_ipv6() {
     println!("people per weekday {weekday_mean:.1}, per weekend day {weekend_mean:.1}");
     assert!(weekday_mean > 1.5 * weekend_mean, "a weekly rhythm");
 
-    let mut sum = DaySummary::empty(now().date_naive(), default_funnel().len());
+    let mut sum = DaySummary::empty(now().date_naive(), demo::funnel().len());
     for summary in days.values() {
         sum.add_counts(summary);
     }

@@ -10,6 +10,8 @@
 //! let admin = Admin::new(AdminConfig {
 //!     stores: vec![store],
 //!     password: Some("a long passphrase".into()),
+//!     // The funnel card's steps, in order: NAME=PATH[,PATH…].
+//!     funnel: vec!["landing=/".parse()?, "pricing=/pricing".parse()?, "signup=/signup,/signup/done".parse()?],
 //!     ..AdminConfig::default()
 //! })?;
 //! let router: axum::Router = axum::Router::new() /* .leptos_routes(…) with <AdminTab/> at /admin */;
@@ -29,8 +31,8 @@ use std::sync::Arc;
 
 use activity::StoreName;
 use activity::address::{Network, TrustedProxies};
+use activity::funnel::{FunnelError, FunnelStep, check_funnel};
 use activity::recorder_stats::RecorderStats;
-use activity::report::{FunnelStep, default_funnel};
 use activity::store::ActivityStore;
 use chrono::{DateTime, Utc};
 use reading::Reading;
@@ -58,8 +60,9 @@ pub struct AdminConfig {
     /// used to find a client's network for the sign-in limit, and whether
     /// it came over TLS.
     pub proxies: TrustedProxies,
-    /// The funnel's steps (default: [`default_funnel`]).
-    pub funnel: Option<Vec<FunnelStep>>,
+    /// The funnel's steps, in order (checked by [`check_funnel`]). None:
+    /// the funnel card says how to name them.
+    pub funnel: Vec<FunnelStep>,
     /// The store that holds made-up demo visits, if one is read: the tab
     /// labels it as demo data wherever it shows it.
     pub demo: Option<StoreName>,
@@ -73,6 +76,17 @@ impl std::fmt::Debug for AdminConfig {
             .field("private", &self.private)
             .finish_non_exhaustive()
     }
+}
+
+/// Why the tab cannot be set up as configured.
+#[derive(Debug, thiserror::Error)]
+pub enum AdminError {
+    /// The password cannot be hashed.
+    #[error(transparent)]
+    Password(#[from] PasswordError),
+    /// The funnel is refused.
+    #[error(transparent)]
+    Funnel(#[from] FunnelError),
 }
 
 /// The Admin tab's state, shared by its server functions and exports.
@@ -104,11 +118,12 @@ impl std::fmt::Debug for Inner {
 }
 
 impl Admin {
-    /// Hashes the password and makes the session key.
-    pub fn new(config: AdminConfig) -> Result<Self, PasswordError> {
+    /// Checks the funnel, hashes the password and makes the session key.
+    pub fn new(config: AdminConfig) -> Result<Self, AdminError> {
+        check_funnel(&config.funnel)?;
         let password = config.password.as_deref().map(Password::new).transpose()?;
         Ok(Self(Arc::new(Inner {
-            reading: Reading::new(config.stores, config.funnel.unwrap_or_else(default_funnel)),
+            reading: Reading::new(config.stores, config.funnel),
             recorder: config.recorder,
             connections: config.connections,
             password,

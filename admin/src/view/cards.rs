@@ -181,8 +181,23 @@ fn SourcesCard(rows: Vec<SourceRow>) -> impl IntoView {
     }
 }
 
+/// The funnel's steps, or, for a site that named none, how to name them.
 #[component]
 fn FunnelCard(steps: Vec<activity::report::FunnelCount>) -> impl IntoView {
+    if steps.is_empty() {
+        return view! {
+            <section class="card funnel-card" aria-labelledby="funnel-title">
+                <h2 id="funnel-title">"The path through"</h2>
+                <p class="card-note funnel-unset">
+                    "No funnel is set. Name its steps in order, each with the paths that take it: "
+                    <code>"--funnel-step landing=/ --funnel-step pricing=/pricing --funnel-step signup=/signup,/signup/done"</code>
+                    " (or "<code>"WHOCOMES_FUNNEL=\"landing=/;pricing=/pricing;signup=/signup\""</code>
+                    "; an embedding app sets "<code>"AdminConfig::funnel"</code>")."
+                </p>
+            </section>
+        }
+        .into_any();
+    }
     let rows = steps
         .into_iter()
         .map(|step| {
@@ -205,6 +220,7 @@ fn FunnelCard(steps: Vec<activity::report::FunnelCount>) -> impl IntoView {
             </table>
         </section>
     }
+    .into_any()
 }
 
 /// Which bots came: requests and visitor-days per class of the closed list.

@@ -28,6 +28,26 @@ pub const DEMO_STORE: &str = "demo";
 pub const DEMO_DAYS: u16 = 90;
 pub use cast::SITE_HOST;
 
+/// The demo site's funnel, which `serve --demo` draws unless the site names
+/// its own (`--funnel-step`): landing, then the pages people read after it
+/// in order; the résumé's PDF takes the résumé step too.
+pub fn funnel() -> Vec<activity::funnel::FunnelStep> {
+    let step = |name: &str, paths: Vec<String>| activity::funnel::FunnelStep {
+        name: name.to_owned(),
+        paths,
+    };
+    std::iter::once(step("landing", vec!["/".to_owned()]))
+        .chain(cast::PAGES.iter().map(|page| {
+            let name = page.trim_start_matches('/');
+            let mut paths = vec![(*page).to_owned()];
+            if *page == "/resume" {
+                paths.push("/resume.pdf".to_owned());
+            }
+            step(name, paths)
+        }))
+        .collect()
+}
+
 /// What `whocomes demo` writes, and where: the same store, key and rules
 /// flags as `serve`. The store is always named `demo` (`--store-name` names
 /// the site's own store and is not used here).

@@ -152,7 +152,7 @@ async fn kept(
         .day_summaries(
             today - chrono::Days::new(1),
             today,
-            &activity::report::default_funnel(),
+            &activity::sample::funnel(),
         )
         .await
         .expect("sums the days");

@@ -13,6 +13,7 @@ mod export;
 mod faults;
 mod first_run;
 mod folder;
+mod funnel;
 mod helpers;
 mod impostors;
 mod leaks;

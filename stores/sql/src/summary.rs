@@ -132,11 +132,15 @@ pub(crate) async fn day_summaries<E: Engine>(
         name = f.name,
         bit = f.bit
     );
-    let query = E::bind_pairs(days::<E>(&funnel, store, first, last), step_bits(steps));
-    for row in between::<E>(pool, query).await? {
-        let mask = count(E::int(&row, "mask")?);
-        let visitors = count(E::int(&row, "visitors")?);
-        sums.day(E::day(&row, "day")?).add_steps(mask, visitors);
+    // A site without a funnel has no steps to count (and an empty table of
+    // pairs is not SQL).
+    if !steps.is_empty() {
+        let query = E::bind_pairs(days::<E>(&funnel, store, first, last), step_bits(steps));
+        for row in between::<E>(pool, query).await? {
+            let mask = count(E::int(&row, "mask")?);
+            let visitors = count(E::int(&row, "visitors")?);
+            sums.day(E::day(&row, "day")?).add_steps(mask, visitors);
+        }
     }
 
     let paths = format!(
