@@ -25,7 +25,7 @@ pub const BEFORE_0005: [&str; 5] = [
 
 /// How many days back [`fill`] writes; the oldest are past the default
 /// visitor retention of 30 days, so their counts by kind are kept apart.
-const DAYS_BACK: u64 = 40;
+pub const DAYS_BACK: u64 = 40;
 
 /// Everything a store gives back, in a fixed order.
 #[derive(Debug, PartialEq, Eq)]

@@ -26,6 +26,8 @@
 //!   [`kind_sql`] — the visitor-day kind rule as the SQL text both stores
 //!   run (text only: this crate talks to no database).
 #![forbid(unsafe_code)]
+// docs.rs marks each item behind a feature with it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // Every public item of a library a stranger depends on says what it is.
 #![warn(missing_docs)]
 
@@ -34,6 +36,7 @@ pub mod bot_class;
 pub mod bots;
 pub mod classify;
 #[cfg(any(test, feature = "testing"))]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod contract;
 pub mod corpus;
 pub mod crawlers;
@@ -41,6 +44,7 @@ pub mod evidence;
 pub mod funnel;
 pub mod hit;
 #[cfg(any(test, feature = "testing"))]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod holdings;
 pub mod kind_sql;
 pub mod logline;
@@ -49,11 +53,13 @@ pub mod path;
 pub mod ratchet;
 pub mod recorder_stats;
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod recording;
 pub mod report;
 pub mod rows;
 pub mod rules;
 #[cfg(any(test, feature = "testing"))]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod sample;
 mod short_text;
 pub mod source;

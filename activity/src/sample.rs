@@ -1,6 +1,7 @@
 //! Made-up hits for benchmarks: a deterministic stream of visits, each a
 //! short run of requests by one visitor, spread over an hour. Nothing here
-//! is real traffic.
+//! is real traffic. Behind the `testing` feature (the writer's timings also
+//! need `server`): test support, not production code.
 
 use std::collections::BTreeMap;
 
@@ -216,7 +217,9 @@ pub fn hits(store: &StoreName, start: DateTime<Utc>, count: usize, seed: u64) ->
 
 /// Sends `hits` through a writer into `store` the way the server does
 /// (default batching), waits until all are written, and says what happened.
+/// Needs the `server` feature.
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub async fn write_through_writer(
     store: std::sync::Arc<dyn crate::store::ActivityStore>,
     hits: Vec<Hit>,
@@ -238,7 +241,9 @@ pub async fn write_through_writer(
 /// retention that each writer runs when it starts deletes nothing and the
 /// tables grow as a busy site's do. Making the hits is not timed. Panics if
 /// a hit is not written: a benchmark that loses hits measures nothing.
+/// Needs the `server` feature.
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub async fn time_ingest(
     store: &std::sync::Arc<dyn crate::store::ActivityStore>,
     count: usize,

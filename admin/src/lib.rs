@@ -12,6 +12,8 @@
 //! - [`model`] — the figures the server sends; [`chart`] — drawing them as
 //!   SVG; [`palette`] — the colours.
 #![forbid(unsafe_code)]
+// docs.rs marks each item behind a feature with it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // Every public item of a library a stranger depends on says what it is.
 #![warn(missing_docs)]
 
@@ -23,6 +25,7 @@ pub mod chart;
 pub mod model;
 pub mod palette;
 #[cfg(feature = "ssr")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ssr")))]
 pub mod server;
 pub mod span;
 mod view;

@@ -20,9 +20,10 @@ pub struct Item {
     pub summary: String,
 }
 
-/// The inventory, newest first. Server-only: the browser receives it through
+/// The inventory, newest first. Server-only (the `ssr` feature): the browser receives it through
 /// [`list_inventory`], so the data is not compiled into the wasm bundle.
 #[cfg(feature = "ssr")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ssr")))]
 pub fn catalogue() -> Vec<Item> {
     const ENTRIES: &[(&str, &str, u16, &str)] = &[
         (

@@ -13,6 +13,8 @@
 //! - `navigation` — reporting navigations inside the app, so they count as page loads;
 //! - `pages` — one file per page.
 #![forbid(unsafe_code)]
+// docs.rs marks each item behind a feature with it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // Every public item of a library a stranger depends on says what it is.
 #![warn(missing_docs)]
 

@@ -1,6 +1,7 @@
 //! Recording, on a server: the tower layer that turns requests into hits on
 //! the request path without waiting, and the background writer that folds
-//! them into rows and writes them to a store in batches.
+//! them into rows and writes them to a store in batches. Behind the
+//! `server` feature (native only: it needs tokio).
 //!
 //! ```no_run
 //! # async fn example(store: std::sync::Arc<dyn whocomes_activity::store::ActivityStore>) {

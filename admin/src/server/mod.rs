@@ -1,6 +1,7 @@
 //! The tab's server side: [`Admin`] (the stores it reads, the password,
 //! the sessions) and [`AdminLayer`], the one layer an app adds to make the
-//! tab's server functions work and to serve its exports.
+//! tab's server functions work and to serve its exports. Behind the `ssr`
+//! feature, which an embedder's server build turns on.
 //!
 //! ```no_run
 //! # use activity as whocomes_activity; // the workspace's name for it
@@ -80,7 +81,7 @@ impl std::fmt::Debug for AdminConfig {
 
 /// Why the tab cannot be set up as configured.
 #[derive(Debug, thiserror::Error)]
-pub enum AdminError {
+pub enum SetupError {
     /// The password cannot be hashed.
     #[error(transparent)]
     Password(#[from] PasswordError),
@@ -119,7 +120,7 @@ impl std::fmt::Debug for Inner {
 
 impl Admin {
     /// Checks the funnel, hashes the password and makes the session key.
-    pub fn new(config: AdminConfig) -> Result<Self, AdminError> {
+    pub fn new(config: AdminConfig) -> Result<Self, SetupError> {
         check_funnel(&config.funnel)?;
         let password = config.password.as_deref().map(Password::new).transpose()?;
         Ok(Self(Arc::new(Inner {

@@ -19,6 +19,8 @@
 //! Behind the `emulator` feature, `cosmos+emulator://NAME/?database=…&container=…`
 //! opens the SDK's in-memory emulator instead: for tests and benchmarks.
 #![forbid(unsafe_code)]
+// docs.rs marks each item behind a feature with it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // Every public item of a library a stranger depends on says what it is.
 #![warn(missing_docs)]
 
@@ -26,6 +28,7 @@ mod connect;
 mod container;
 mod docs;
 #[cfg(feature = "emulator")]
+#[cfg_attr(docsrs, doc(cfg(feature = "emulator")))]
 pub mod emulator;
 mod location;
 mod parts;

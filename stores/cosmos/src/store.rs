@@ -72,6 +72,7 @@ impl CosmosStore {
     /// Makes the next `batches` transactional batches apply and then fail
     /// as if their reply were lost (tests of a retried write, on the emulator).
     #[cfg(feature = "emulator")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "emulator")))]
     pub fn lose_replies_after_applying(&self, batches: usize) {
         self.container
             .lose_replies

@@ -9,10 +9,13 @@
 //! statement per table with its columns as arrays. The address of the
 //! database is never logged or shown with its password.
 #![forbid(unsafe_code)]
+// docs.rs marks each item behind a feature with it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // Every public item of a library a stranger depends on says what it is.
 #![warn(missing_docs)]
 
 #[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
 mod write;
 

@@ -1,5 +1,6 @@
 //! For tests (this crate's and the server's): a fresh, empty database on the
 //! test server named by `TEST_DATABASE_URL`, which `scripts/test` starts.
+//! Behind the `testing` feature: test support, not production code.
 
 use sqlx::Connection as _;
 
