@@ -31,6 +31,7 @@ fn hit(
         at,
         visitor: token(visitor),
         network: Network::of(Some(std::net::IpAddr::from([203, 0, 113, visitor]))),
+        country: crate::sample::country(visitor.into()),
         path: path.to_owned(),
         store: store.clone(),
         kind,
@@ -515,6 +516,11 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
             assert_eq!(summary.sources, expected.sources, "sources on {day}");
             assert_eq!(summary.steps, expected.steps, "funnel steps on {day}");
             assert_eq!(summary.bots, expected.bots, "bot classes on {day}");
+            assert_eq!(summary.countries, expected.countries, "countries on {day}");
+            assert_eq!(
+                summary.no_country, expected.no_country,
+                "no country on {day}"
+            );
             assert_eq!(summary.paths.len(), expected.paths.len(), "paths on {day}");
             for (path, expected) in summary.paths.iter().zip(&expected.paths) {
                 assert_eq!(path, expected, "a path's requests on {day}");

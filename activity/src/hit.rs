@@ -30,6 +30,8 @@ use crate::classify::{
     Counted, Kind, KindReason, NavigationReport, RequestView, Skip, counted, is_page_load,
     is_prefetch, is_script, is_script_request, kind_of, navigation_report, shows_files,
 };
+use crate::countries::CountryTable;
+use crate::country::Country;
 use crate::evidence::{BrowserEvidence, Evidence, FilesMark, Shape};
 use crate::past::PastKeys;
 use crate::path::{answered_path, clean_path, query_of};
@@ -95,6 +97,10 @@ pub struct Hit {
     pub visitor: VisitorToken,
     /// The client's network.
     pub network: Network,
+    /// The country the client's address is in, if the table knows one
+    /// (looked up before the address is cut; only the code is kept).
+    #[serde(default)]
+    pub country: Option<Country>,
     /// The path, cleaned.
     pub path: String,
     /// The store that served the request.
@@ -227,6 +233,7 @@ pub struct Counter {
     keys: TokenKeys,
     proxies: TrustedProxies,
     store: StoreName,
+    countries: &'static CountryTable,
 }
 
 impl Counter {
@@ -247,7 +254,14 @@ impl Counter {
             keys,
             proxies,
             store,
+            countries: crate::countries::built_in(),
         }
+    }
+
+    /// The same counter, looking countries up in `countries` (a table of
+    /// one's own, or [`CountryTable::empty`] to keep none).
+    pub fn with_countries(self, countries: &'static CountryTable) -> Self {
+        Self { countries, ..self }
     }
 
     /// The rules this counter applies.
@@ -380,6 +394,7 @@ impl Counter {
             at,
             visitor: self.keys.token(at.date_naive(), client),
             network: Network::of(client),
+            country: client.and_then(|address| self.countries.lookup(address)),
             source: page_load
                 .then(|| {
                     source_of(

@@ -11,6 +11,13 @@ use crate::sample;
 use crate::store::ActivityStore;
 use crate::summary::{DaySummary, midnight};
 
+/// Migration 0008 (both stores) undone: visitor-days without a country.
+/// A store put back to it reads as [`Holdings::without_countries`].
+pub const BEFORE_0008: [&str; 2] = [
+    "ALTER TABLE visitor_days DROP COLUMN country",
+    "DELETE FROM _sqlx_migrations WHERE version = 8",
+];
+
 /// Migrations 0006 and 0005 (both stores) undone: the schema before the
 /// kinds' columns were named `bots` and `self_reads` and before a reader's
 /// notes were kept. A test puts a filled store back to it and opens it again.
@@ -42,6 +49,22 @@ pub struct Holdings {
     pub hours: Vec<HourRow>,
     /// Visitor-day rows, by day and token.
     pub visitors: Vec<VisitorDay>,
+}
+
+impl Holdings {
+    /// The same holdings as a store kept before countries were: no
+    /// visitor-day has one, every day's people are of no known country.
+    pub fn without_countries(mut self) -> Self {
+        for visitor in &mut self.visitors {
+            visitor.country = None;
+        }
+        for summary in &mut self.summaries {
+            let known: u64 = summary.countries.values().sum();
+            summary.countries.clear();
+            summary.no_country += known;
+        }
+        self
+    }
 }
 
 /// Writes made-up days from [`DAYS_BACK`] days before `now` to `now`'s day,

@@ -13,7 +13,8 @@
 //!
 //! - [`hit`] — the [`Hit`] record and the [`Counter`] that decides a request;
 //! - [`classify`] — counted or not, page load or not, person / bot / self-read;
-//! - [`address`] — addresses, trusted proxies, networks;
+//! - [`address`] — addresses, trusted proxies, networks; [`country`] — the
+//!   country kept, and [`countries`] — the table it is looked up in;
 //! - [`token`] — the daily visitor token; [`ratchet`] — day keys that
 //!   forget; [`past`] — the keys of older days;
 //! - [`path`] — the path a hit keeps;
@@ -39,6 +40,8 @@ pub mod classify;
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod contract;
 pub mod corpus;
+pub mod countries;
+pub mod country;
 pub mod crawlers;
 pub mod evidence;
 pub mod funnel;

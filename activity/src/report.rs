@@ -8,6 +8,7 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use crate::bot_class::{BotClass, ClassSet};
+use crate::country::Country;
 use crate::evidence::Evidence;
 pub use crate::funnel::FunnelStep;
 use crate::hit::StoreName;
@@ -147,6 +148,8 @@ pub struct MergedVisitor {
     pub paths: BTreeMap<String, u64>,
     /// Page loads per source, summed.
     pub sources: BTreeMap<Source, u64>,
+    /// The country its address was in, if any store knew it.
+    pub country: Option<Country>,
 }
 
 impl MergedVisitor {
@@ -190,7 +193,9 @@ pub fn merge_visitors<'a>(rows: impl IntoIterator<Item = &'a VisitorDay>) -> Vec
                 bot_classes: ClassSet::default(),
                 paths: BTreeMap::new(),
                 sources: BTreeMap::new(),
+                country: None,
             });
+        entry.country = entry.country.or(row.country);
         entry.stores.insert(row.store.clone());
         entry.requests += row.requests;
         entry.bots += row.bots;
@@ -205,6 +210,15 @@ pub fn merge_visitors<'a>(rows: impl IntoIterator<Item = &'a VisitorDay>) -> Vec
         }
     }
     merged.into_values().collect()
+}
+
+/// People visitor-days by country (`None`: no country known).
+pub fn people_by_country(visitors: &[MergedVisitor]) -> BTreeMap<Option<Country>, u64> {
+    let mut countries: BTreeMap<Option<Country>, u64> = BTreeMap::new();
+    for visitor in visitors.iter().filter(|v| v.kind() == VisitorKind::Person) {
+        *countries.entry(visitor.country).or_default() += 1;
+    }
+    countries
 }
 
 /// Visitor-days per day, by kind.
@@ -440,6 +454,7 @@ mod tests {
             day,
             visitor: token(visitor),
             network: Network::of(None),
+            country: None,
             first_seen: seen,
             last_seen: seen,
             requests: people + bots + own,

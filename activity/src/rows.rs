@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::address::Network;
 use crate::bot_class::{BotClass, ClassSet};
 use crate::classify::Kind;
+use crate::country::Country;
 use crate::evidence::{Evidence, FilesMark};
 use crate::hit::{Hit, StoreName};
 use crate::source::Source;
@@ -71,6 +72,10 @@ pub struct VisitorDay {
     pub visitor: VisitorToken,
     /// The network the requests came from (the last one seen).
     pub network: Network,
+    /// The country its address was in (the last one known), if the table
+    /// knew one: a code, nothing finer.
+    #[serde(default)]
+    pub country: Option<Country>,
     /// The first request of the day.
     pub first_seen: DateTime<Utc>,
     /// The last request of the day.
@@ -328,6 +333,9 @@ impl VisitorDay {
     pub fn absorb(&mut self, later: VisitorDay) {
         if later.last_seen >= self.last_seen {
             self.network = later.network;
+            self.country = later.country.or(self.country);
+        } else {
+            self.country = self.country.or(later.country);
         }
         self.first_seen = self.first_seen.min(later.first_seen);
         self.last_seen = self.last_seen.max(later.last_seen);
@@ -416,6 +424,7 @@ impl VisitorFold {
                 day: hit.at.date_naive(),
                 visitor: hit.visitor.clone(),
                 network: hit.network.clone(),
+                country: hit.country,
                 first_seen: hit.at,
                 last_seen: hit.at,
                 requests: 0,
@@ -435,6 +444,9 @@ impl VisitorFold {
         let row = &mut self.row;
         if hit.at >= row.last_seen {
             row.network = hit.network.clone();
+            row.country = hit.country.or(row.country);
+        } else {
+            row.country = row.country.or(hit.country);
         }
         row.first_seen = row.first_seen.min(hit.at);
         row.last_seen = row.last_seen.max(hit.at);

@@ -29,6 +29,15 @@ pub fn funnel() -> Vec<crate::funnel::FunnelStep> {
     ]
 }
 
+/// A made-up country for the `n`th visitor: five countries in turn, and
+/// every sixth unknown (the sample addresses are documentation ranges,
+/// which no country holds).
+pub fn country(n: u64) -> Option<crate::country::Country> {
+    ["US", "DE", "FR", "IN", "BR", ""]
+        .get((n % 6) as usize)
+        .and_then(|code| crate::country::Country::parse(code))
+}
+
 /// A small, fast random stream (xorshift), the same for the same seed.
 fn stream(seed: u64) -> impl FnMut() -> u64 {
     let mut state = seed | 1;
@@ -97,6 +106,7 @@ pub fn day_rows(store: &StoreName, day: NaiveDate, visitors: u32, seed: u64) -> 
             day,
             visitor: visitor_token(&key, day, Some(ip)),
             network: Network::of(Some(ip)),
+            country: country(n.into()),
             first_seen,
             last_seen: first_seen + Duration::seconds((next() % 1_800) as i64),
             requests,
@@ -197,6 +207,7 @@ pub fn hits(store: &StoreName, start: DateTime<Utc>, count: usize, seed: u64) ->
                 at,
                 visitor: visitor_token(&key, at.date_naive(), Some(ip)),
                 network: Network::of(Some(ip)),
+                country: country(visitor),
                 path: format!("/page/{}", (first_path + next() % paths) % 60),
                 store: store.clone(),
                 kind,

@@ -14,6 +14,7 @@ use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::bot_class::BotClass;
+use crate::country::Country;
 use crate::report::{
     self, BotCount, FunnelStep, KindCounts, MergedVisitor, PathTotal, SourceReport,
 };
@@ -41,6 +42,10 @@ pub struct DaySummary {
     pub paths: Vec<PathTotal>,
     /// Scanners and crawlers by class: requests and visitor-days.
     pub bots: BTreeMap<BotClass, BotCount>,
+    /// People visitor-days by the country their address was in.
+    pub countries: BTreeMap<Country, u64>,
+    /// People visitor-days whose address was in no known country's block.
+    pub no_country: u64,
 }
 
 impl DaySummary {
@@ -53,6 +58,17 @@ impl DaySummary {
             steps: vec![0; steps],
             paths: Vec::new(),
             bots: BTreeMap::new(),
+            countries: BTreeMap::new(),
+            no_country: 0,
+        }
+    }
+
+    /// Counts `visitor_days` people visitor-days from `country` (`None`: no
+    /// country known).
+    pub fn add_country(&mut self, country: Option<Country>, visitor_days: u64) {
+        match country {
+            Some(country) => *self.countries.entry(country).or_default() += visitor_days,
+            None => self.no_country += visitor_days,
         }
     }
 
@@ -81,6 +97,10 @@ impl DaySummary {
             *count += more;
         }
         self.add_bots(&other.bots);
+        for (country, visitor_days) in &other.countries {
+            self.add_country(Some(*country), *visitor_days);
+        }
+        self.no_country += other.no_country;
     }
 
     /// Adds bot counts by class.
@@ -225,6 +245,9 @@ pub fn summarize(
         }
         summary.sources.absorb(&report::source_groups(visitors));
         summary.add_bots(&report::class_visitor_days(visitors));
+        for (country, people) in report::people_by_country(visitors) {
+            summary.add_country(country, people);
+        }
         for (count, more) in summary
             .steps
             .iter_mut()

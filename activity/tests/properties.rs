@@ -220,6 +220,7 @@ fn visitor_day() -> impl Strategy<Value = VisitorDay> {
                     )))
                     .expect("a token"),
                     network: Network::of(None),
+                    country: whocomes_activity::sample::country(u64::from(visitor)),
                     first_seen: seen,
                     last_seen: seen,
                     requests: people + bots + own,

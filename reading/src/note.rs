@@ -21,7 +21,8 @@ use crate::marks::Mark;
 pub(crate) const NAME: &str = "day-summaries";
 
 /// Bumped when the note's shape changes: an older note is then not used.
-const FORMAT: u32 = 1;
+/// (2: each day's people by country.)
+const FORMAT: u32 = 2;
 
 /// One kept day.
 #[derive(Debug, Serialize, Deserialize)]

@@ -317,6 +317,7 @@ async fn a_mark_alone_makes_the_kept_day_current_again() {
         at: now,
         visitor: visitor.clone(),
         network: activity::address::Network::of(None),
+        country: None,
         path: "/".to_owned(),
         store: name.clone(),
         kind: activity::Kind::Person,

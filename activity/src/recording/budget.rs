@@ -138,6 +138,7 @@ mod tests {
             at: Utc.with_ymd_and_hms(2026, 12, 3, 10, minute, 0).unwrap(),
             visitor: VisitorToken::parse("0123456789abcdef0123456789abcdef").expect("token"),
             network: Network::of(None),
+            country: None,
             path: path.to_owned(),
             store: name(),
             kind: Kind::Bot,

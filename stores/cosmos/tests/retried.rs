@@ -38,6 +38,7 @@ fn traffic(start: DateTime<Utc>, visitors: u32, round: u32) -> Vec<Seen> {
                 at: at + Duration::seconds(i as i64),
                 visitor: visitor.clone(),
                 network: Network::of(Some(std::net::IpAddr::from([203, 0, 113, (n % 250) as u8]))),
+                country: activity::sample::country(n.into()),
                 path: (*path).to_owned(),
                 store: name(),
                 kind: if bot { Kind::Bot } else { Kind::Person },

@@ -71,7 +71,7 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
     let visitors = format!(
         "INSERT INTO visitor_days ({}) SELECT * FROM UNNEST($1::text[], $2::date[], \
          $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::int8[], \
-         $8::int8[], $9::int8[], $10::int4[], $11::int4[]) {}",
+         $8::int8[], $9::int8[], $10::int4[], $11::int4[], $12::text[]) {}",
         upsert::VISITOR_DAYS_COLUMNS,
         upsert::VISITOR_DAYS_CONFLICT
     );
@@ -96,6 +96,11 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
             .bind(
                 rows.iter()
                     .map(|r| i32::from(r.bot_classes.0))
+                    .collect::<Vec<_>>(),
+            )
+            .bind(
+                rows.iter()
+                    .map(|r| r.country.map(|country| country.to_string()))
                     .collect::<Vec<_>>(),
             )
             .fetch_all(&mut *tx)

@@ -6,6 +6,7 @@ use activity::StoreName;
 use activity::VisitorToken;
 use activity::address::Network;
 use activity::bot_class::{BotClass, ClassSet};
+use activity::country::Country;
 use activity::evidence::Evidence;
 use activity::report::{BotCount, KindCounts};
 use activity::rows::{HourRow, PathCount, SourceCount, VisitorDay, attach_parts};
@@ -183,7 +184,7 @@ pub(crate) async fn visitors<E: Engine>(
     let (order, _) = chosen(which);
     let sql = format!(
         "SELECT day, visitor, network, first_seen, last_seen, requests, bots, self_reads, \
-                evidence, bot_classes \
+                evidence, bot_classes, country \
          FROM visitor_days WHERE store = $1 AND day >= $2 {order}"
     );
     let rows = E::fetch_all(pool, bound::<E>(&sql, store, since, which))
@@ -197,6 +198,9 @@ pub(crate) async fn visitors<E: Engine>(
             day: E::day(row, "day")?,
             visitor: token::<E>(row)?,
             network: Network::parse(&network).ok_or_else(|| invalid("network"))?,
+            country: E::optional_text(row, "country")?
+                .map(|code| Country::parse(&code).ok_or_else(|| invalid("country")))
+                .transpose()?,
             first_seen: E::moment(row, "first_seen")?,
             last_seen: E::moment(row, "last_seen")?,
             requests: count(E::int(row, "requests")?),

@@ -5,6 +5,7 @@
 //! per day leave the engine.
 
 use activity::StoreName;
+use activity::country::Country;
 use activity::kind_sql;
 use activity::report::{BotCount, FunnelStep, KindCounts, PathTotal};
 use activity::store::StoreError;
@@ -141,6 +142,20 @@ pub(crate) async fn day_summaries<E: Engine>(
             let visitors = count(E::int(&row, "visitors")?);
             sums.day(E::day(&row, "day")?).add_steps(mask, visitors);
         }
+    }
+
+    let countries = format!(
+        "SELECT day, country, COUNT(*) AS visitors FROM visitor_days v \
+         WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {people} \
+         GROUP BY day, country"
+    );
+    for row in between::<E>(pool, days::<E>(&countries, store, first, last)).await? {
+        let country = E::optional_text(&row, "country")?
+            .map(|code| Country::parse(&code).ok_or_else(|| invalid("country")))
+            .transpose()?;
+        let visitors = count(E::int(&row, "visitors")?);
+        sums.day(E::day(&row, "day")?)
+            .add_country(country, visitors);
     }
 
     let paths = format!(

@@ -52,7 +52,8 @@ pub const DAY_MARKS: Upsert = Upsert {
                marks = day_totals.marks + excluded.marks",
 };
 
-/// The visitor-days: the network of the later request, the first and last
+/// The visitor-days: the network (and the country, when known) of the later
+/// request, the first and last
 /// times, counts added, evidence and classes joined; each row's number back.
 /// (The engine adds `id` to the columns if it hands out the numbers itself.)
 pub const VISITOR_DAYS_CONFLICT: &str = "ON CONFLICT (store, day, visitor) DO UPDATE SET \
@@ -66,12 +67,15 @@ pub const VISITOR_DAYS_CONFLICT: &str = "ON CONFLICT (store, day, visitor) DO UP
      bots = visitor_days.bots + excluded.bots, \
      self_reads = visitor_days.self_reads + excluded.self_reads, \
      evidence = visitor_days.evidence | excluded.evidence, \
-     bot_classes = visitor_days.bot_classes | excluded.bot_classes \
+     bot_classes = visitor_days.bot_classes | excluded.bot_classes, \
+     country = CASE WHEN excluded.last_seen >= visitor_days.last_seen \
+                    THEN coalesce(excluded.country, visitor_days.country) \
+                    ELSE coalesce(visitor_days.country, excluded.country) END \
      RETURNING day, visitor, id";
 
 /// A visitor-day's columns, in the order its rows bind them.
 pub const VISITOR_DAYS_COLUMNS: &str = "store, day, visitor, network, first_seen, last_seen, \
-     requests, bots, self_reads, evidence, bot_classes";
+     requests, bots, self_reads, evidence, bot_classes, country";
 
 /// Bot requests per day and class (visitor-days per class are kept only
 /// when a day's visitor rows expire).

@@ -53,6 +53,7 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
                 .bind(int(row.self_reads))
                 .bind(i64::from(row.evidence.0))
                 .bind(i64::from(row.bot_classes.0))
+                .bind(row.country.map(|country| country.to_string()))
                 .bind(*id)
         })
         .await?;
@@ -135,7 +136,7 @@ static VISITORS: LazyLock<Chunked> = LazyLock::new(|| {
             upsert::VISITOR_DAYS_COLUMNS,
             upsert::VISITOR_DAYS_CONFLICT
         ),
-        12,
+        13,
     )
 });
 

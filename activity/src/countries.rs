@@ -1,0 +1,234 @@
+//! The offline address-to-country table: which country's block an address
+//! is in, looked up on the request path before the address is cut.
+//!
+//! The table ships with the crate (`data/countries-ipv4.txt.gz`,
+//! `data/countries-ipv6.txt.gz`, made by `scripts/refresh-countries` from
+//! the `@ip-location-db/geo-whois-asn-country` package: provenance and
+//! licence in `data/countries.PROVENANCE.md`). It is a list of runs, each
+//! the start of a block and its country, sorted, without overlaps or gaps
+//! (a block of no country is a run of `--`), so a lookup is one binary
+//! search: the last run that starts at or before the address. IPv4 starts
+//! are 4 bytes, IPv6 starts 16, a run's country one byte more (an index
+//! into the table's few hundred codes): about 6.5 MB in all, decoded once
+//! on first use.
+
+use std::net::IpAddr;
+use std::sync::LazyLock;
+
+use crate::country::Country;
+
+const IPV4: &[u8] = include_bytes!("../data/countries-ipv4.txt.gz");
+const IPV6: &[u8] = include_bytes!("../data/countries-ipv6.txt.gz");
+
+/// The table built into this crate, decoded on first use (about 0.2 s).
+pub fn built_in() -> &'static CountryTable {
+    static TABLE: LazyLock<CountryTable> = LazyLock::new(|| {
+        // The files are part of the crate and checked by its tests: a table
+        // that does not decode is a broken build, not a runtime condition.
+        CountryTable::decode(IPV4, IPV6).unwrap_or_else(|error| {
+            tracing::error!(%error, "the built-in country table does not decode; every country is unknown");
+            CountryTable::empty()
+        })
+    });
+    &TABLE
+}
+
+/// Runs of addresses and their countries, IPv4 and IPv6 apart.
+#[derive(Debug, Clone)]
+pub struct CountryTable {
+    v4: Runs<u32>,
+    v6: Runs<u128>,
+    /// The codes the runs point into; index 0 is "no country".
+    codes: Vec<Option<Country>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Runs<T> {
+    starts: Vec<T>,
+    codes: Vec<u8>,
+}
+
+impl<T: Copy + Ord> Runs<T> {
+    fn lookup(&self, address: T) -> u8 {
+        let after = self.starts.partition_point(|&start| start <= address);
+        after.checked_sub(1).map_or(0, |run| self.codes[run])
+    }
+}
+
+/// Why a table file cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    /// Not gzip, or cut short.
+    #[error("the country table is not readable gzip: {0}")]
+    Gzip(#[from] std::io::Error),
+    /// A line that is not `GAP CC`.
+    #[error("line {line} of the {family} country table is not `GAP CC`")]
+    Line {
+        /// `IPv4` or `IPv6`.
+        family: &'static str,
+        /// Its number, from 1.
+        line: usize,
+    },
+    /// More codes than a byte indexes.
+    #[error("the country table names more than 255 countries")]
+    TooManyCodes,
+}
+
+impl CountryTable {
+    /// A table that knows no country.
+    pub fn empty() -> Self {
+        Self {
+            v4: Runs::default(),
+            v6: Runs::default(),
+            codes: vec![None],
+        }
+    }
+
+    /// Reads the two gzipped files in `scripts/refresh-countries`' format.
+    pub fn decode(ipv4: &[u8], ipv6: &[u8]) -> Result<Self, TableError> {
+        let mut table = Self::empty();
+        table.v4 = table.runs(ipv4, "IPv4", |start| u32::try_from(start).ok())?;
+        table.v6 = table.runs(ipv6, "IPv6", Some)?;
+        Ok(table)
+    }
+
+    fn runs<T: Copy>(
+        &mut self,
+        gz: &[u8],
+        family: &'static str,
+        narrow: impl Fn(u128) -> Option<T>,
+    ) -> Result<Runs<T>, TableError> {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(gz), &mut text)?;
+        let mut runs = Runs {
+            starts: Vec::new(),
+            codes: Vec::new(),
+        };
+        let mut start: u128 = 0;
+        for (at, line) in text.lines().enumerate() {
+            let bad = || TableError::Line {
+                family,
+                line: at + 1,
+            };
+            let (gap, code) = line.split_once(' ').ok_or_else(bad)?;
+            let gap = u128::from_str_radix(gap, 16).map_err(|_| bad())?;
+            start = start.checked_add(gap).ok_or_else(bad)?;
+            let country = match code {
+                "--" => None,
+                code => Some(Country::parse(code).ok_or_else(bad)?),
+            };
+            let index = match self.codes.iter().position(|known| *known == country) {
+                Some(index) => index,
+                None => {
+                    self.codes.push(country);
+                    self.codes.len() - 1
+                }
+            };
+            runs.starts.push(narrow(start).ok_or_else(bad)?);
+            runs.codes
+                .push(u8::try_from(index).map_err(|_| TableError::TooManyCodes)?);
+        }
+        runs.starts.shrink_to_fit();
+        runs.codes.shrink_to_fit();
+        Ok(runs)
+    }
+
+    /// The country whose block `address` is in, if the table knows one.
+    /// An IPv4 address written as IPv6 (`::ffff:a.b.c.d`) is looked up as
+    /// IPv4.
+    pub fn lookup(&self, address: IpAddr) -> Option<Country> {
+        let index = match address.to_canonical() {
+            IpAddr::V4(v4) => self.v4.lookup(u32::from(v4)),
+            IpAddr::V6(v6) => self.v6.lookup(u128::from(v6)),
+        };
+        self.codes.get(usize::from(index)).copied().flatten()
+    }
+
+    /// How many runs it holds: IPv4, IPv6.
+    pub fn runs_held(&self) -> (usize, usize) {
+        (self.v4.starts.len(), self.v6.starts.len())
+    }
+
+    /// The bytes its runs take in memory.
+    pub fn memory_bytes(&self) -> usize {
+        self.v4.starts.capacity() * size_of::<u32>()
+            + self.v4.codes.capacity()
+            + self.v6.starts.capacity() * size_of::<u128>()
+            + self.v6.codes.capacity()
+            + self.codes.capacity() * size_of::<Option<Country>>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use super::*;
+
+    fn gz(text: &str) -> Vec<u8> {
+        let mut out = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        out.write_all(text.as_bytes()).expect("written");
+        out.finish().expect("finished")
+    }
+
+    fn at(table: &CountryTable, address: &str) -> Option<String> {
+        table
+            .lookup(address.parse().expect("an address"))
+            .map(|country| country.to_string())
+    }
+
+    #[test]
+    fn an_address_takes_the_run_it_falls_in() {
+        // 0.0.0.0–0.255.255.255 none, 1.0.0.0–1.0.0.255 AU, 1.0.1.0– none.
+        let table = CountryTable::decode(
+            &gz("0 --\n1000000 AU\n100 --\n"),
+            &gz("0 --\n20010db8000000000000000000000000 FR\n10000000000000000000000 --\n"),
+        )
+        .expect("decodes");
+        assert_eq!(at(&table, "0.1.2.3"), None);
+        assert_eq!(at(&table, "1.0.0.0").as_deref(), Some("AU"));
+        assert_eq!(at(&table, "1.0.0.255").as_deref(), Some("AU"));
+        assert_eq!(at(&table, "1.0.1.0"), None);
+        assert_eq!(
+            at(&table, "::ffff:1.0.0.7").as_deref(),
+            Some("AU"),
+            "mapped IPv4"
+        );
+        assert_eq!(at(&table, "2001:db8::1").as_deref(), Some("FR"));
+        assert_eq!(at(&table, "2001:db7::1"), None);
+        assert_eq!(table.runs_held(), (3, 3));
+    }
+
+    #[test]
+    fn a_bad_table_says_which_line() {
+        let error = CountryTable::decode(&gz("0 --\nzz AU\n"), &gz("")).expect_err("bad");
+        assert_eq!(
+            error.to_string(),
+            "line 2 of the IPv4 country table is not `GAP CC`"
+        );
+        let error = CountryTable::decode(&gz("0 --\n100000000 AU\n"), &gz("")).expect_err("bad");
+        assert!(error.to_string().contains("line 2"), "beyond IPv4: {error}");
+        assert!(CountryTable::decode(b"not gzip", &gz("")).is_err());
+    }
+
+    #[test]
+    fn the_built_in_table_knows_well_known_blocks() {
+        let table = built_in();
+        let (v4, v6) = table.runs_held();
+        assert!(v4 > 100_000 && v6 > 100_000, "{v4} and {v6} runs");
+        // Rows of the package's files (APNIC's 1.0.0.0/24 in Australia,
+        // 2001:b08::/32 in Russia), and the documentation and loopback
+        // blocks, which no country holds (the package puts 2001:db8::/32
+        // in Japan; the refresh script takes it out).
+        assert_eq!(at(table, "1.0.0.1").as_deref(), Some("AU"));
+        assert_eq!(at(table, "2001:b08::1").as_deref(), Some("RU"));
+        assert_eq!(at(table, "192.0.2.1"), None);
+        assert_eq!(at(table, "2001:db8::1"), None);
+        assert_eq!(at(table, "127.0.0.1"), None);
+        assert!(
+            table.memory_bytes() < 8 << 20,
+            "{} bytes",
+            table.memory_bytes()
+        );
+    }
+}
