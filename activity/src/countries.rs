@@ -144,6 +144,26 @@ impl CountryTable {
         self.codes.get(usize::from(index)).copied().flatten()
     }
 
+    /// The IPv4 runs: each start and its country, in order.
+    pub fn ipv4_runs(&self) -> impl Iterator<Item = (std::net::Ipv4Addr, Option<Country>)> + '_ {
+        let codes = &self.codes;
+        self.v4
+            .starts
+            .iter()
+            .zip(&self.v4.codes)
+            .map(move |(start, code)| (std::net::Ipv4Addr::from(*start), codes[usize::from(*code)]))
+    }
+
+    /// The IPv6 runs: each start and its country, in order.
+    pub fn ipv6_runs(&self) -> impl Iterator<Item = (std::net::Ipv6Addr, Option<Country>)> + '_ {
+        let codes = &self.codes;
+        self.v6
+            .starts
+            .iter()
+            .zip(&self.v6.codes)
+            .map(move |(start, code)| (std::net::Ipv6Addr::from(*start), codes[usize::from(*code)]))
+    }
+
     /// How many runs it holds: IPv4, IPv6.
     pub fn runs_held(&self) -> (usize, usize) {
         (self.v4.starts.len(), self.v6.starts.len())

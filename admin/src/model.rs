@@ -40,6 +40,9 @@ pub struct Overview {
     pub store_lines: Vec<StoreLine>,
     /// Where people came from (people visitor-days by source group, tags broken out).
     pub sources: Vec<SourceRow>,
+    /// Where from, by place: people visitor-days by country, most first.
+    #[serde(default)]
+    pub countries: Vec<CountryRow>,
     /// The path through: visitor-days per step.
     pub funnel: Vec<FunnelCount>,
     /// The most requested paths of the range.
@@ -107,6 +110,21 @@ pub struct SourceRow {
     pub tag: bool,
     /// People visitor-days whose page loads came from it (one that came
     /// from two places counts under each).
+    pub visitor_days: u64,
+}
+
+/// The most countries the "Where from" card names; the rest are summed
+/// in one row.
+pub const TOP_COUNTRIES: usize = 20;
+
+/// A country (or the rest, or none known) and the people it brought.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CountryRow {
+    /// The two-letter code; `None` for the summed rest and for no country.
+    pub code: Option<String>,
+    /// The country's name, or what the row sums.
+    pub name: String,
+    /// People visitor-days.
     pub visitor_days: u64,
 }
 
@@ -193,6 +211,9 @@ pub struct VisitorRow {
     pub visitor: String,
     /// The network (`203.0.113.x`).
     pub network: String,
+    /// The country's two-letter code, or `unknown`.
+    #[serde(default)]
+    pub country: String,
     /// First and last request, `HH:MM:SS` UTC.
     pub first_seen: String,
     /// Last request, `HH:MM:SS` UTC.

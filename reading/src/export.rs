@@ -12,7 +12,7 @@ use activity::rows::{HourRow, VisitorDay};
 pub enum Rows {
     /// Requests per hour and path.
     Hours,
-    /// One row per visitor-day (token, network, counts, paths, sources).
+    /// One row per visitor-day (token, network, country, counts, paths, sources).
     Visitors,
 }
 
@@ -254,6 +254,7 @@ pub const VISITORS_HEADER: &[&str] = &[
     "day",
     "visitor",
     "network",
+    "country",
     "first_seen",
     "last_seen",
     "requests",
@@ -274,6 +275,10 @@ fn visitor_record(exported: &Exported<'_>) -> Result<Vec<String>, ExportError> {
         row.day.to_string(),
         row.visitor.to_string(),
         row.network.to_string(),
+        // The two-letter code; empty when no country is known.
+        row.country
+            .map(|country| country.to_string())
+            .unwrap_or_default(),
         row.first_seen.to_rfc3339(),
         row.last_seen.to_rfc3339(),
         row.requests.to_string(),

@@ -304,3 +304,40 @@ async fn a_history_split_across_runs_counts_each_visitor_day_once() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_imported_line_is_counted_under_its_addresss_country() {
+    let data = tempfile::tempdir().expect("a folder");
+    let log = data.path().join("access.log");
+    let line = |address: &str| {
+        format!(
+            "{address} - - [29/Nov/2026:10:00:00 +0000] \"GET /about HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0\"\n"
+        )
+    };
+    // APNIC's 1.0.0.0/24 (Australia in the country table), an IPv6 block
+    // of Russia's (2001:b08::/32), and a documentation address (none).
+    let lines = [line("1.0.0.7"), line("2001:b08::7"), line("203.0.113.7")].concat();
+    std::fs::write(&log, lines).expect("written");
+    let imported = server::import::import(&args(data.path(), &[&log]))
+        .await
+        .expect("imports");
+    assert_eq!(imported.counted(), 3);
+
+    let store = open_store(data.path()).await;
+    let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 29).expect("a day");
+    let visitors = store.visitors_since(day).await.expect("reads");
+    store.close().await;
+    let mut kept: Vec<(String, Option<String>)> = visitors
+        .iter()
+        .map(|v| (v.network.to_string(), v.country.map(|c| c.to_string())))
+        .collect();
+    kept.sort();
+    assert_eq!(
+        kept,
+        [
+            ("1.0.0.x".to_owned(), Some("AU".to_owned())),
+            ("2001:b08:0:x".to_owned(), Some("RU".to_owned())),
+            ("203.0.113.x".to_owned(), None),
+        ]
+    );
+}

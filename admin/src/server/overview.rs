@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use activity::bot_class::BotClass;
+use activity::country::{self, Country};
 use activity::report::{BotCount, SourceReport};
 use activity::rows::VisitorDay;
 use activity::source::SourceGroup;
@@ -13,7 +14,8 @@ use chrono::{DateTime, Utc};
 use reading::{RangeFigures, StoreFigures};
 
 use crate::model::{
-    BotRow, DayKinds, Overview, SourceRow, StoreLine, StoreStatus, Totals, VisitorRow, WriterStatus,
+    BotRow, CountryRow, DayKinds, Overview, SourceRow, StoreLine, StoreStatus, TOP_COUNTRIES,
+    Totals, VisitorRow, WriterStatus,
 };
 use crate::server::Admin;
 use crate::span::Span;
@@ -63,6 +65,7 @@ pub async fn overview(admin: &Admin, span: Span, now: DateTime<Utc>, details: bo
             })
             .collect(),
         sources: source_rows(&sums.sources),
+        countries: country_rows(&sums.countries, sums.no_country),
         funnel,
         top_paths,
         bots: bot_rows(&sums.bots),
@@ -120,6 +123,40 @@ const KEEPING: &str = "Keeping activity.";
 const NOT_KEEPING: &str =
     "Not keeping activity right now (the server log says why; signed in, the tab does too).";
 const NOT_READ: &str = "could not be read just now";
+
+/// People by country, most first (then by code), at most
+/// [`TOP_COUNTRIES`] named; then the rest summed, then those of no known
+/// country. Rows of no one are left out.
+fn country_rows(countries: &BTreeMap<Country, u64>, no_country: u64) -> Vec<CountryRow> {
+    let mut named: Vec<(&Country, &u64)> = countries.iter().filter(|(_, n)| **n > 0).collect();
+    named.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let rest: u64 = named.iter().skip(TOP_COUNTRIES).map(|(_, n)| **n).sum();
+    let others = named.len().saturating_sub(TOP_COUNTRIES);
+    let mut rows: Vec<CountryRow> = named
+        .into_iter()
+        .take(TOP_COUNTRIES)
+        .map(|(country, visitor_days)| CountryRow {
+            code: Some(country.to_string()),
+            name: country.name().unwrap_or(country.as_str()).to_owned(),
+            visitor_days: *visitor_days,
+        })
+        .collect();
+    if rest > 0 {
+        rows.push(CountryRow {
+            code: None,
+            name: format!("{others} other countries"),
+            visitor_days: rest,
+        });
+    }
+    if no_country > 0 {
+        rows.push(CountryRow {
+            code: None,
+            name: "No country known".to_owned(),
+            visitor_days: no_country,
+        });
+    }
+    rows
+}
 
 fn source_rows(sources: &SourceReport) -> Vec<SourceRow> {
     let mut rows = Vec::new();
@@ -191,6 +228,9 @@ fn visitor_row(row: VisitorDay) -> VisitorRow {
         day: row.day,
         visitor: row.visitor.to_string(),
         network: row.network.to_string(),
+        country: row
+            .country
+            .map_or_else(|| country::UNKNOWN.to_owned(), |c| c.to_string()),
         first_seen: row.first_seen.format("%H:%M:%S").to_string(),
         last_seen: row.last_seen.format("%H:%M:%S").to_string(),
         requests: row.requests,

@@ -8,7 +8,9 @@ use leptos::prelude::*;
 use super::Toggles;
 use super::charts::ChartCard;
 use crate::chart;
-use crate::model::{Overview, SourceRow, StoreLine, StoreStatus, WriterStatus, store_label};
+use crate::model::{
+    CountryRow, Overview, SourceRow, StoreLine, StoreStatus, WriterStatus, store_label,
+};
 use crate::span::Span;
 use crate::words::{capitalised, counted, none_or};
 
@@ -45,6 +47,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         previous,
         store_lines,
         sources,
+        countries,
         funnel,
         top_paths,
         bots,
@@ -88,7 +91,10 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         </div>
         <ChartCard days lines=store_lines chart_choice=toggles.chart table=toggles.table />
         <Show when=move || super::toggle(toggles.sources)>
-            <SourcesCard rows=sources.clone() />
+            <div class="card-pair">
+                <SourcesCard rows=sources.clone() />
+                <WhereFromCard rows=countries.clone() />
+            </div>
         </Show>
         <Show when=move || super::toggle(toggles.funnel)>
             <FunnelCard steps=funnel.clone() />
@@ -177,6 +183,48 @@ fn SourcesCard(rows: Vec<SourceRow>) -> impl IntoView {
                 <thead><tr><th scope="col">"Source"</th><th scope="col">"Visitor-days"</th></tr></thead>
                 <tbody>{rows}</tbody>
             </table>
+        </section>
+    }
+}
+
+/// People by country: where their addresses' blocks are registered.
+#[component]
+fn WhereFromCard(rows: Vec<CountryRow>) -> impl IntoView {
+    let empty = rows.is_empty();
+    let rows = rows
+        .into_iter()
+        .map(|row| {
+            let code = row.code.clone().unwrap_or_default();
+            view! {
+                <tr data-country=code>
+                    <th scope="row">
+                        {row.code.map(|code| view! { <span class="country-code">{code}</span> " " })}
+                        {row.name}
+                    </th>
+                    <td>{row.visitor_days}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="card where-card" aria-labelledby="where-title">
+            <h2 id="where-title">"Where from"</h2>
+            <p class="card-note">
+                "People's visitor-days by the country their address is registered in (an offline table, "
+                "looked up before the address is cut; only the country is kept). A relay or a VPN reads as "
+                "its own country. Data: NRO and the regional registries, CC BY 4.0."
+            </p>
+            {if empty {
+                view! { <p class="card-note">"No people in this range yet."</p> }.into_any()
+            } else {
+                view! {
+                    <table>
+                        <thead><tr><th scope="col">"Country"</th><th scope="col">"Visitor-days"</th></tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                }
+                .into_any()
+            }}
         </section>
     }
 }

@@ -115,7 +115,7 @@ fn VisitorTable(span: Signal<Span>, session: RwSignal<u32>) -> impl IntoView {
                                 <caption>{format!("Visitor-days, newest first: {shown} of {}", table.total)}</caption>
                                 <thead><tr>
                                     <th scope="col">"Store"</th><th scope="col">"Day"</th><th scope="col">"Token"</th>
-                                    <th scope="col">"Network"</th><th scope="col">"First seen"</th><th scope="col">"Last seen"</th>
+                                    <th scope="col">"Network"</th><th scope="col">"Country"</th><th scope="col">"First seen"</th><th scope="col">"Last seen"</th>
                                     <th scope="col">"Requests"</th><th scope="col">"Bots"</th><th scope="col">"Own reads"</th>
                                     <th scope="col">"Evidence"</th>
                                     <th scope="col">"Top paths"</th><th scope="col">"Sources"</th>
@@ -139,6 +139,7 @@ fn row(row: VisitorRow) -> impl IntoView {
             <td>{row.day.to_string()}</td>
             <td><code>{row.visitor}</code></td>
             <td>{row.network}</td>
+            <td>{row.country}</td>
             <td>{row.first_seen}</td>
             <td>{row.last_seen}</td>
             <td>{row.requests}</td>

@@ -208,3 +208,27 @@ fn explains_the_browser_evidence_line_by_line() {
         lines[6]
     );
 }
+
+#[test]
+fn explains_the_country_an_address_is_counted_under() {
+    let input = [
+        // APNIC's 1.0.0.0/24: Australia in the country table.
+        format!(r#"{{"at":"2026-11-29T08:00:00Z","peer":"1.0.0.7","target":"/about","headers":{{"user-agent":"{BROWSER}","sec-fetch-dest":"document"}}}}"#),
+        // A documentation address: no country.
+        format!(r#"{{"at":"2026-11-29T08:00:00Z","peer":"203.0.113.7","target":"/about","headers":{{"user-agent":"{BROWSER}","sec-fetch-dest":"document"}}}}"#),
+    ]
+    .join("\n");
+    let (lines, stderr, success) = explain(&["--key", "whocomes-test-key"], &input);
+    assert!(success, "{stderr}");
+    assert_eq!(lines[0]["hit"]["country"], "AU");
+    assert_eq!(lines[0]["hit"]["network"], "1.0.0.x");
+    assert_eq!(lines[1]["hit"]["country"], serde_json::Value::Null);
+    let printed = lines
+        .iter()
+        .map(serde_json::Value::to_string)
+        .collect::<String>();
+    assert!(
+        !printed.contains("1.0.0.7"),
+        "the address is not printed: {printed}"
+    );
+}

@@ -27,6 +27,8 @@ async fn exports_hours_and_visitors_as_json_and_csv() {
         ("/", "203.0.113.7"),
         ("/resume?ref=cv", "203.0.113.7"),
         ("/.env", "198.51.100.1"),
+        // In APNIC's 1.0.0.0/24, which the country table puts in Australia.
+        ("/about", "1.0.0.7"),
     ] {
         app.client
             .get(app.url(path))
@@ -47,18 +49,26 @@ async fn exports_hours_and_visitors_as_json_and_csv() {
             .iter()
             .map(|h| h["requests"].as_u64().expect("a count"))
             .sum::<u64>(),
-        3
+        4
     );
-    assert!(stderr.contains("3 rows"), "{stderr}");
+    assert!(stderr.contains("4 rows"), "{stderr}");
 
     let (csv, stderr, ok) = export(&["visitors", &data, "--since=2000-01-01", "--format=csv"]);
     assert!(ok, "{stderr}");
     let lines: Vec<&str> = csv.lines().filter(|l| !l.is_empty()).collect();
     assert_eq!(
         lines[0],
-        "store,day,visitor,network,first_seen,last_seen,requests,bots,self_reads,kind,signs,bot_classes,top_paths,sources"
+        "store,day,visitor,network,country,first_seen,last_seen,requests,bots,self_reads,kind,signs,bot_classes,top_paths,sources"
     );
-    assert_eq!(lines.len(), 3, "a header and two visitor-days:\n{csv}");
+    assert_eq!(lines.len(), 4, "a header and three visitor-days:\n{csv}");
+    let australian = lines
+        .iter()
+        .find(|l| l.contains("1.0.0.x"))
+        .expect("the reader from 1.0.0.7");
+    assert!(
+        australian.contains(",1.0.0.x,AU,"),
+        "its country: {australian}"
+    );
     // Each row says its kind and the signs that decided it: the reader
     // fetched no file here (a bot by the browser evidence), the prober asked for a secret.
     let reader = lines
@@ -86,9 +96,21 @@ async fn exports_hours_and_visitors_as_json_and_csv() {
             .all(|row| row["kind"] == "bot" && row["signs"].is_array()),
         "{json}"
     );
+    let countries: Vec<(&str, &serde_json::Value)> = rows
+        .iter()
+        .map(|row| (row["network"].as_str().expect("a network"), &row["country"]))
+        .collect();
+    assert!(
+        countries.contains(&("1.0.0.x", &serde_json::json!("AU"))),
+        "{json}"
+    );
+    assert!(
+        countries.contains(&("203.0.113.x", &serde_json::Value::Null)),
+        "a documentation address is in no country: {json}"
+    );
     assert!(csv.contains("203.0.113.x") && csv.contains("198.51.100.x"));
     assert!(
-        !csv.contains("203.0.113.7") && !csv.contains("ref=cv"),
+        !csv.contains("203.0.113.7") && !csv.contains("1.0.0.7") && !csv.contains("ref=cv"),
         "{csv}"
     );
 

@@ -6,12 +6,16 @@
 //! markers, `@` and e-mail addresses in paths and queries. Then it is
 //! stopped, and the SQLite file and its WAL, a `pg_dump` of the database and
 //! the server's log are searched for any full address sent, any user-agent
-//! marker and any query marker. Expected: none.
+//! marker and any query marker. Expected: none. Of a place, only a
+//! two-letter country code is kept on each visitor-day.
 
 use std::collections::BTreeSet;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::PathBuf;
 
+use activity::StoreName;
+use activity::rows::VisitorDay;
+use activity::store::{ActivityStore as _, Retention};
 use aho_corasick::AhoCorasick;
 use server::import::logline::{LogFormat, parse};
 
@@ -314,6 +318,59 @@ async fn run(store: &str, settings: &[(&str, &str)]) {
         kept.len(),
         needles.networks.len(),
     );
+
+    // Of a place, only the country is kept: the store's own reading of its
+    // rows finds a two-letter code (or none) on each visitor-day, and the
+    // random global addresses sent mostly have one.
+    let visitors = kept_visitors(data.path(), settings).await;
+    let known = visitors.iter().filter(|v| v.country.is_some()).count();
+    assert!(
+        visitors.len() > 500 && known * 2 > visitors.len(),
+        "{store}: {known} of {} visitor-days with a country",
+        visitors.len()
+    );
+    for visitor in &visitors {
+        if let Some(country) = visitor.country {
+            let code = country.as_str();
+            assert!(
+                code.len() == 2 && code.bytes().all(|b| b.is_ascii_uppercase()),
+                "{store}: a country kept as {code:?}"
+            );
+        }
+    }
+}
+
+/// Every visitor-day the store kept, read through the store's own port.
+async fn kept_visitors(data: &std::path::Path, settings: &[(&str, &str)]) -> Vec<VisitorDay> {
+    let name = StoreName::parse("sqlite").expect("a name");
+    let since = chrono::NaiveDate::from_ymd_opt(2000, 1, 1).expect("a day");
+    match settings
+        .iter()
+        .find(|(name, _)| *name == "WHOCOMES_STORE_URL")
+    {
+        Some((_, url)) => {
+            let name = StoreName::parse("postgres").expect("a name");
+            let store = activity_postgres::PostgresStore::open(url, name, Retention::default())
+                .await
+                .expect("the database opens");
+            let rows = store.visitors_since(since).await.expect("reads");
+            store.close().await;
+            rows
+        }
+        None => {
+            let path = data.join("activity.db");
+            let store = activity_sqlite::SqliteStore::open(
+                path.to_str().expect("UTF-8"),
+                name,
+                Retention::default(),
+            )
+            .await
+            .expect("the file opens");
+            let rows = store.visitors_since(since).await.expect("reads");
+            store.close().await;
+            rows
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,6 +5,7 @@ mod admin;
 mod attacks;
 mod bounds;
 mod cosmos;
+mod countries;
 mod deploy;
 mod deploy_follow;
 mod edge;
