@@ -13,8 +13,12 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use criterion::{Criterion, criterion_group, criterion_main};
 use ipnet::{Ipv4Net, Ipv4Subnets, Ipv6Net, Ipv6Subnets};
 use prefix_trie::PrefixMap;
+use whocomes_activity::address::TrustedProxies;
 use whocomes_activity::countries::{CountryTable, built_in};
 use whocomes_activity::country::Country;
+use whocomes_activity::{Counter, RequestView, Rules, StoreName, VisitorKey};
+
+const CHROME: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 
 /// Resident memory of this process, in bytes (Linux).
 fn resident() -> usize {
@@ -150,6 +154,39 @@ fn countries(c: &mut Criterion) {
             tries.lookup(black_box(sample[at]))
         })
     });
+    group.finish();
+
+    // The whole decision of a page load, with the table and with an empty
+    // one (no country looked up), from addresses of the sample in turn.
+    static EMPTY: std::sync::LazyLock<CountryTable> = std::sync::LazyLock::new(CountryTable::empty);
+    let counter = Counter::new(
+        Rules::default(),
+        VisitorKey::from_bytes(vec![7; 32]).expect("a key"),
+        TrustedProxies::default(),
+        StoreName::parse("sqlite").expect("a name"),
+    );
+    let without = counter.clone().with_countries(&EMPTY);
+    let page = RequestView {
+        method: "GET",
+        target: b"/resume?ref=linkedin",
+        user_agent: Some(CHROME),
+        referer: Some("https://www.linkedin.com/feed/"),
+        accept: Some("text/html,application/xhtml+xml"),
+        sec_fetch_dest: Some("document"),
+        host: Some("example.com"),
+        protocol: Some("HTTP/1.1"),
+        ..RequestView::default()
+    };
+    let moment = chrono::DateTime::from_timestamp(1_795_000_000, 0).expect("a time");
+    let mut group = c.benchmark_group("page load decision");
+    for (name, counter) in [("with countries", &counter), ("without", &without)] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                at = (at + 1) % sample.len();
+                counter.count(black_box(&page), Some(sample[at]), moment)
+            })
+        });
+    }
     group.finish();
 
     let mut group = c.benchmark_group("country table");

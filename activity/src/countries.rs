@@ -61,8 +61,8 @@ pub enum TableError {
     /// Not gzip, or cut short.
     #[error("the country table is not readable gzip: {0}")]
     Gzip(#[from] std::io::Error),
-    /// A line that is not `GAP CC`.
-    #[error("line {line} of the {family} country table is not `GAP CC`")]
+    /// A line that is not `GAP CC` (or, first, `runs N`).
+    #[error("line {line} of the {family} country table is not `GAP CC` (the first: `runs N`)")]
     Line {
         /// `IPv4` or `IPv6`.
         family: &'static str,
@@ -98,14 +98,26 @@ impl CountryTable {
         family: &'static str,
         narrow: impl Fn(u128) -> Option<T>,
     ) -> Result<Runs<T>, TableError> {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(gz), &mut text)?;
+        // Line by line: the text is never held whole.
+        let lines =
+            std::io::BufRead::lines(std::io::BufReader::new(flate2::read::GzDecoder::new(gz)));
+        let mut lines = lines.enumerate();
+        // The first line says how many runs follow, so that each list is
+        // made once at its size (no growing, no spare capacity).
+        let count = match lines.next() {
+            Some((_, line)) => line?
+                .strip_prefix("runs ")
+                .and_then(|count| count.parse::<usize>().ok())
+                .ok_or(TableError::Line { family, line: 1 })?,
+            None => 0,
+        };
         let mut runs = Runs {
-            starts: Vec::new(),
-            codes: Vec::new(),
+            starts: Vec::with_capacity(count.min(1 << 22)),
+            codes: Vec::with_capacity(count.min(1 << 22)),
         };
         let mut start: u128 = 0;
-        for (at, line) in text.lines().enumerate() {
+        for (at, line) in lines {
+            let line = line?;
             let bad = || TableError::Line {
                 family,
                 line: at + 1,
@@ -201,8 +213,8 @@ mod tests {
     fn an_address_takes_the_run_it_falls_in() {
         // 0.0.0.0–0.255.255.255 none, 1.0.0.0–1.0.0.255 AU, 1.0.1.0– none.
         let table = CountryTable::decode(
-            &gz("0 --\n1000000 AU\n100 --\n"),
-            &gz("0 --\n20010db8000000000000000000000000 FR\n10000000000000000000000 --\n"),
+            &gz("runs 3\n0 --\n1000000 AU\n100 --\n"),
+            &gz("runs 3\n0 --\n20010db8000000000000000000000000 FR\n10000000000000000000000 --\n"),
         )
         .expect("decodes");
         assert_eq!(at(&table, "0.1.2.3"), None);
@@ -221,13 +233,16 @@ mod tests {
 
     #[test]
     fn a_bad_table_says_which_line() {
-        let error = CountryTable::decode(&gz("0 --\nzz AU\n"), &gz("")).expect_err("bad");
+        let error = CountryTable::decode(&gz("runs 2\n0 --\nzz AU\n"), &gz("")).expect_err("bad");
         assert_eq!(
             error.to_string(),
-            "line 2 of the IPv4 country table is not `GAP CC`"
+            "line 3 of the IPv4 country table is not `GAP CC` (the first: `runs N`)"
         );
-        let error = CountryTable::decode(&gz("0 --\n100000000 AU\n"), &gz("")).expect_err("bad");
-        assert!(error.to_string().contains("line 2"), "beyond IPv4: {error}");
+        let error =
+            CountryTable::decode(&gz("runs 2\n0 --\n100000000 AU\n"), &gz("")).expect_err("bad");
+        assert!(error.to_string().contains("line 3"), "beyond IPv4: {error}");
+        let error = CountryTable::decode(&gz("0 --\n"), &gz("")).expect_err("bad");
+        assert!(error.to_string().contains("line 1"), "no count: {error}");
         assert!(CountryTable::decode(b"not gzip", &gz("")).is_err());
     }
 
