@@ -24,3 +24,24 @@ export async function drawnAtCardWidth(page: Page) {
     )
     .toBeLessThanOrEqual(1);
 }
+
+/** Asserts that the chart's legend is drawn and that none of its entries
+ * overlaps the plotting area (`rect.plot-area`): every bar stays visible. */
+export async function legendClearOfPlot(page: Page, context: string) {
+  const boxes = await page.evaluate(() => {
+    const plot = document.querySelector('.chart svg .plot-area')?.getBoundingClientRect();
+    const entries = Array.from(document.querySelectorAll('.chart-legend li')).map((li) =>
+      li.getBoundingClientRect().toJSON(),
+    );
+    return { plot: plot?.toJSON(), entries };
+  });
+  expect(boxes.plot, `${context}: the plot area is marked`).toBeTruthy();
+  expect(boxes.entries.length, `${context}: the legend has entries`).toBeGreaterThan(0);
+  const plot = boxes.plot as DOMRect;
+  expect(plot.width * plot.height, `${context}: the plot has a size`).toBeGreaterThan(0);
+  for (const entry of boxes.entries as DOMRect[]) {
+    const apart =
+      entry.right <= plot.left || entry.left >= plot.right || entry.bottom <= plot.top || entry.top >= plot.bottom;
+    expect(apart, `${context}: a legend entry (${JSON.stringify(entry)}) over the plot (${JSON.stringify(plot)})`).toBe(true);
+  }
+}

@@ -5,7 +5,12 @@
 //! browser (after a toggle or a range change). Over each day of the two big
 //! charts lies a column that tells that day's figures when pointed at or
 //! focused (`day_columns`): as its title, its accessible name, and words
-//! drawn at the top of the plot that the style sheet shows.
+//! drawn at the top of the plot that the style sheet shows. The legend is
+//! not drawn in the plot: [`kinds_legend`] and [`store_legend`] say its
+//! entries, and the chart card writes them as HTML above the chart, where
+//! they can cover no bar at any width (and read as a list). A transparent
+//! `rect.plot-area` marks the plotting area, for the checks that nothing
+//! covers it.
 
 use std::fmt::Write as _;
 
@@ -21,11 +26,13 @@ use crate::words::counted;
 /// is (the server's first paint); in the browser it is drawn at the card's
 /// own width, so that its words are as large on a phone as on a desktop.
 pub const DEFAULT_WIDTH: u32 = 860;
-/// The axes' and legend's font size as plotters takes it: its SVG writes
-/// a size 1.24 times smaller, so this is 12.9 CSS px as drawn.
+/// The axes' font size as plotters takes it: its SVG writes a size 1.24
+/// times smaller, so this is 12.9 CSS px as drawn.
 const LABEL: u32 = 16;
 /// The narrowest and widest a chart is drawn.
 const WIDTHS: (u32, u32) = (280, 1200);
+/// The family plotters writes; the style sheet gives the chart's words the
+/// page's own font stack and ink (`.chart svg text`).
 const FONT: &str = "sans-serif";
 /// Up to this many days, each day's column is a stop for the keyboard's Tab
 /// (beyond, "Show as table" is the keyboard's way to the figures).
@@ -48,9 +55,75 @@ fn day_label(days: &[NaiveDate], index: f64) -> String {
         .unwrap_or_default()
 }
 
-/// The top of the y axis: room above the tallest bar for the legend.
+/// The top of the y axis: a little room above the tallest bar (the legend
+/// is outside the plot).
 fn axis_top(max: u64) -> f64 {
-    ((max.max(4) as f64) * 1.5).ceil()
+    (max.max(4).saturating_mul(11).div_ceil(10)) as f64
+}
+
+/// How an entry of the legend is marked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LegendMark {
+    /// A filled square: a kind's bars.
+    Swatch,
+    /// A line with round markers: a store's line.
+    LineCircles,
+    /// A line with triangle markers: a store's line, past the palette's
+    /// colours.
+    LineTriangles,
+}
+
+/// One entry of a chart's legend.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LegendEntry {
+    /// What it stands for.
+    pub label: String,
+    /// Its colour, `#rrggbb`.
+    pub colour: String,
+    /// How it is marked.
+    pub mark: LegendMark,
+}
+
+/// The stacked chart's kinds, bottom first, with their colours.
+const KIND_LAYERS: [(&str, Colour); 3] = [
+    ("people", palette::PEOPLE),
+    ("scanners and crawlers", palette::BOTS),
+    ("the site's own reads", palette::SELF_READS),
+];
+
+/// The legend of the stacked chart.
+pub fn kinds_legend() -> Vec<LegendEntry> {
+    KIND_LAYERS
+        .iter()
+        .map(|(label, colour)| LegendEntry {
+            label: (*label).to_owned(),
+            colour: colour.hex(),
+            mark: LegendMark::Swatch,
+        })
+        .collect()
+}
+
+/// The legend of the chart by store: each store's colour and marker.
+pub fn store_legend(lines: &[StoreLine]) -> Vec<LegendEntry> {
+    lines
+        .iter()
+        .enumerate()
+        .map(|(index, line)| LegendEntry {
+            label: crate::model::store_label(&line.store, line.demo),
+            colour: palette::store_colour(index).hex(),
+            mark: if circles(index) {
+                LegendMark::LineCircles
+            } else {
+                LegendMark::LineTriangles
+            },
+        })
+        .collect()
+}
+
+/// Whether a store's line has round markers (else triangles): a fifth
+/// store reuses a colour with another shape.
+fn circles(index: usize) -> bool {
+    (index / palette::STORES.len()).is_multiple_of(2)
 }
 
 /// Where a kind's bar starts and ends on a day.
@@ -66,8 +139,8 @@ fn size(width: u32) -> (u32, u32) {
 }
 
 /// Draws one chart `width` px wide: the frame (title, axes and their
-/// labels), then what `series` adds, then the legend, then a column per day
-/// saying `tips`'s words for it; returns the SVG text.
+/// labels), then what `series` adds, then the plotting area's mark, then a
+/// column per day saying `tips`'s words for it; returns the SVG text.
 fn draw(
     width: u32,
     title: &str,
@@ -105,15 +178,11 @@ fn draw(
             .draw()
             .map_err(|e| e.to_string())?;
         series(&mut chart)?;
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .label_font((FONT, LABEL))
-            .draw()
-            .map_err(|e| e.to_string())?;
-        columns = day_columns(&chart, tips, top);
+        columns = format!(
+            "{}{}",
+            plot_area(&chart, dates.len(), top),
+            day_columns(&chart, tips, top)
+        );
         root.present().map_err(|e| e.to_string())?;
     }
     match svg.rfind("</svg>") {
@@ -121,6 +190,18 @@ fn draw(
         None => return Err("plotters drew no closing tag".to_owned()),
     }
     Ok(svg)
+}
+
+/// The plotting area as a transparent rectangle, `rect.plot-area`.
+fn plot_area(chart: &Plot<'_, '_>, days: usize, top: f64) -> String {
+    let (left, upper) = chart.backend_coord(&(0.0, top));
+    let (right, lower) = chart.backend_coord(&(days.max(1) as f64, 0.0));
+    format!(
+        "<rect class=\"plot-area\" x=\"{left}\" y=\"{upper}\" width=\"{}\" height=\"{}\" \
+         fill=\"none\" pointer-events=\"none\"/>",
+        (right - left).max(1),
+        (lower - upper).max(1),
+    )
 }
 
 /// A column over each day's whole height: its title and accessible name
@@ -203,15 +284,13 @@ fn stores_tip(day: NaiveDate, index: usize, lines: &[StoreLine]) -> String {
 pub fn stacked_kinds(days: &[DayKinds], width: u32) -> Result<String, String> {
     let dates: Vec<NaiveDate> = days.iter().map(|d| d.day).collect();
     let top = axis_top(days.iter().map(|d| d.kinds.total()).max().unwrap_or(0));
-    let layers: [(&str, Colour, Span); 3] = [
-        ("people", palette::PEOPLE, |d| (0, d.kinds.people)),
-        ("scanners and crawlers", palette::BOTS, |d| {
-            (d.kinds.people, d.kinds.people + d.kinds.bots)
-        }),
-        ("the site's own reads", palette::SELF_READS, |d| {
+    let spans: [Span; 3] = [
+        |d| (0, d.kinds.people),
+        |d| (d.kinds.people, d.kinds.people + d.kinds.bots),
+        |d| {
             let below = d.kinds.people + d.kinds.bots;
             (below, below + d.kinds.self_reads)
-        }),
+        },
     ];
     let gap = if days.len() > 120 { 0.0 } else { 0.15 };
     let tips: Vec<String> = days.iter().map(kinds_tip).collect();
@@ -223,7 +302,7 @@ pub fn stacked_kinds(days: &[DayKinds], width: u32) -> Result<String, String> {
         top,
         &tips,
         |chart| {
-            for (label, colour, span) in layers {
+            for ((_, colour), span) in KIND_LAYERS.into_iter().zip(spans) {
                 let fill = rgb(colour).filled();
                 chart
                     .draw_series(days.iter().enumerate().map(|(i, day)| {
@@ -236,9 +315,7 @@ pub fn stacked_kinds(days: &[DayKinds], width: u32) -> Result<String, String> {
                             fill,
                         )
                     }))
-                    .map_err(|e| e.to_string())?
-                    .label(label)
-                    .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 12, y + 6)], fill));
+                    .map_err(|e| e.to_string())?;
             }
             Ok(())
         },
@@ -278,11 +355,9 @@ pub fn store_lines(dates: &[NaiveDate], lines: &[StoreLine], width: u32) -> Resu
                     .collect();
                 chart
                     .draw_series(LineSeries::new(points.clone(), style))
-                    .map_err(|e| e.to_string())?
-                    .label(crate::model::store_label(&line.store, line.demo))
-                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], style));
+                    .map_err(|e| e.to_string())?;
                 // Markers as well as colours: a fifth store reuses a colour with another shape.
-                if (index / palette::STORES.len()).is_multiple_of(2) {
+                if circles(index) {
                     chart
                         .draw_series(points.iter().map(|p| Circle::new(*p, 3, style.filled())))
                         .map_err(|e| e.to_string())?;
@@ -355,15 +430,33 @@ mod tests {
         for colour in palette::KINDS {
             assert!(svg.contains(&colour.hex().to_uppercase()) || svg.contains(&colour.hex()));
         }
-        for text in [
-            "Visitors per day",
-            "people",
-            "scanners and crawlers",
-            "Day (UTC)",
-            "Nov 28",
-        ] {
+        for text in ["Visitors per day", "Day (UTC)", "Nov 28"] {
             assert!(svg.contains(text), "missing {text}");
         }
+        // The legend is the card's HTML, not a box drawn over the bars.
+        assert!(!svg.contains("\npeople\n"), "no legend in the plot");
+        assert_eq!(svg.matches("class=\"plot-area\"").count(), 1);
+        let legend = kinds_legend();
+        let labels: Vec<&str> = legend.iter().map(|e| e.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["people", "scanners and crawlers", "the site's own reads"]
+        );
+        for (entry, colour) in legend.iter().zip(palette::KINDS) {
+            assert_eq!(entry.colour, colour.hex());
+            assert!(
+                svg.to_uppercase().contains(&colour.hex().to_uppercase()),
+                "its bars"
+            );
+        }
+    }
+
+    /// The tallest bar reaches near the plot's top: no room is kept for a
+    /// legend inside it.
+    #[test]
+    fn the_bars_use_the_plots_height() {
+        assert_eq!(axis_top(100), 110.0);
+        assert_eq!(axis_top(0), 5.0, "an empty range still has an axis");
     }
 
     /// Each day tells its figures (plurals right), as its title and its
@@ -473,15 +566,28 @@ mod tests {
             },
         ];
         let svg = store_lines(&dates, &lines, DEFAULT_WIDTH).expect("draws");
-        assert!(
-            svg.contains("\nsqlite\n"),
-            "the plain store as it is named: {svg}"
-        );
-        assert!(
-            svg.contains("demo (demo data)"),
+        let legend = store_legend(&lines);
+        assert_eq!(legend[0].label, "sqlite", "the plain store as it is named");
+        assert_eq!(
+            legend[1].label, "demo (demo data)",
             "the demo store is labelled"
         );
+        assert_eq!(legend[1].colour, palette::store_colour(1).hex());
+        assert_eq!(legend[0].mark, LegendMark::LineCircles);
+        assert!(!svg.contains("\nsqlite\n"), "no legend in the plot");
         assert!(svg.matches("<polyline").count() >= 2, "a line per store");
+        let many: Vec<StoreLine> = (0..=palette::STORES.len())
+            .map(|n| StoreLine {
+                store: format!("s{n}"),
+                demo: false,
+                requests: vec![1, 2, 3],
+            })
+            .collect();
+        assert_eq!(
+            store_legend(&many).last().map(|e| e.mark),
+            Some(LegendMark::LineTriangles),
+            "past the palette, another marker"
+        );
     }
 
     #[test]

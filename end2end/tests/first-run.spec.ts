@@ -12,7 +12,7 @@ import { join } from 'node:path';
 
 import { expect, test, type Page } from '@playwright/test';
 
-import { drawnAtCardWidth, hydrated } from '../pages';
+import { drawnAtCardWidth, hydrated, legendClearOfPlot } from '../pages';
 import { firstRunPort } from '../servers';
 import { settled } from '../settled';
 
@@ -117,9 +117,9 @@ test('first run: the empty tab explains itself; with --demo it shows three kinds
     expect(sums.people).toBeGreaterThan(0);
     expect(sums.bots).toBeGreaterThan(0);
     expect(sums.selfReads).toBeGreaterThan(0);
-    const svg = page.locator('.chart svg');
-    await expect(svg).toContainText('people');
-    await expect(svg).toContainText('scanners and crawlers');
+    const legend = page.locator('.chart-legend');
+    await expect(legend).toContainText('people');
+    await expect(legend).toContainText('scanners and crawlers');
 
     const demoStore = page.locator('.stores-card li[data-store="demo"]');
     await expect(demoStore).toContainText('demo (demo data)');
@@ -127,10 +127,10 @@ test('first run: the empty tab explains itself; with --demo it shows three kinds
     await expect(page.locator('.stores-card li[data-store="sqlite"]')).not.toContainText('demo data');
 
     await page.getByRole('button', { name: 'Lines by store' }).click();
-    await expect(svg).toContainText('demo (demo data)');
+    await expect(legend).toContainText('demo (demo data)');
     await expect(page.locator('table.stores-table thead')).toContainText('demo (demo data)');
     await page.getByRole('button', { name: 'Lines by store' }).click();
-    await expect(svg).toContainText('scanners and crawlers');
+    await expect(legend).toContainText('scanners and crawlers');
 
     await page.getByRole('button', { name: 'Where they came from' }).click();
     const sources = page.locator('.sources-card');
@@ -147,7 +147,11 @@ test('first run: the empty tab explains itself; with --demo it shows three kinds
     expect(reached[3]).toBeGreaterThan(0);
 
     // The README's screenshots: a desktop (1280 px) and a phone (390 px),
-    // light and dark, each once the chart is drawn again at its card's width.
+    // light and dark, each once the chart is drawn again at its card's
+    // width, the sources and the countries beside them; the legend
+    // lies over no bar of the demo's busy days.
+    // (the sources were turned on above; the countries' card is beside them)
+    await expect(page.locator('.where-card')).toBeVisible();
     for (const [width, scheme, file] of [
       [1280, 'light', '../docs/admin.png'],
       [390, 'light', '../docs/admin-phone.png'],
@@ -157,6 +161,7 @@ test('first run: the empty tab explains itself; with --demo it shows three kinds
       await page.emulateMedia({ colorScheme: scheme });
       await page.setViewportSize({ width, height: 900 });
       await drawnAtCardWidth(page);
+      await legendClearOfPlot(page, `the demo at ${width} px, ${scheme}`);
       await page.screenshot({ path: file, fullPage: true });
     }
   } finally {

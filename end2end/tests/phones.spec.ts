@@ -1,9 +1,10 @@
 // The site and the tab on a phone and a desktop: nothing runs off the right
-// edge at 360, 390 and 1280 CSS px, and the chart's words stay legible (at
-// least 12 CSS px as drawn) at every width.
+// edge at 360, 390 and 1280 CSS px, the chart's words stay legible (at
+// least 12 CSS px as drawn) at every width, and no legend entry lies over
+// the plot.
 import { expect, test, type Page } from '@playwright/test';
 
-import { drawnAtCardWidth, hydrated } from '../pages';
+import { drawnAtCardWidth, hydrated, legendClearOfPlot } from '../pages';
 
 /** The smallest font size of the chart's words, in CSS px as drawn (the
  * SVG's own size times how much it is scaled on the page). */
@@ -34,8 +35,10 @@ for (const width of [360, 390, 1280]) {
     await drawnAtCardWidth(page);
     for (const toggle of [null, 'Lines by store']) {
       if (toggle) await page.getByRole('button', { name: toggle }).click();
+      await drawnAtCardWidth(page);
       const size = await smallestChartText(page);
       expect(size, `chart text at ${width} px (${toggle ?? 'kinds'})`).toBeGreaterThanOrEqual(12);
+      await legendClearOfPlot(page, `${width} px, ${toggle ?? 'kinds'}`);
     }
   });
 }

@@ -2,13 +2,14 @@
 //! numbers as a table, for screen readers always and for everyone on
 //! "Show as table". The server draws the chart at [`chart::DEFAULT_WIDTH`];
 //! in the browser it is drawn again at its card's width, and again when the
-//! window's width changes, so its words keep their size on a phone.
+//! window's width changes, so its words keep their size on a phone. The
+//! legend is a list above the chart, never a box over its bars.
 
 use chrono::NaiveDate;
 use leptos::prelude::*;
 
 use super::ChartChoice;
-use crate::chart;
+use crate::chart::{self, LegendMark};
 use crate::model::{DayKinds, StoreLine, store_label};
 
 /// The chart and its table.
@@ -57,10 +58,20 @@ pub(crate) fn ChartCard(
             "figures visually-hidden"
         }
     };
+    let legend = {
+        let lines = lines.clone();
+        move || match super::toggle(chart_choice) {
+            ChartChoice::Kinds => chart::kinds_legend(),
+            ChartChoice::Stores => chart::store_legend(&lines),
+        }
+    };
     let kinds_table = days.clone();
     let lines_table = (dates.clone(), lines.clone());
     view! {
         <figure class="card chart-card">
+            <ul class="chart-legend" aria-label="Legend">
+                {move || legend().into_iter().map(legend_entry).collect_view()}
+            </ul>
             <div class="chart-frame" node_ref=frame>
                 {move || match svg.get() {
                     Ok(svg) => view! { <div class="chart" role="group" aria-label=label inner_html=svg></div> }.into_any(),
@@ -80,6 +91,39 @@ pub(crate) fn ChartCard(
                 }}
             </div>
         </figure>
+    }
+}
+
+/// One entry of the legend: its mark, drawn as a small SVG (the page's CSP
+/// allows no inline style), then its words.
+fn legend_entry(entry: chart::LegendEntry) -> impl IntoView {
+    let colour = entry.colour;
+    let mark = match entry.mark {
+        LegendMark::Swatch => view! {
+            <rect x="1" y="1" width="12" height="12" rx="2" fill=colour />
+        }
+        .into_any(),
+        LegendMark::LineCircles => view! {
+            <line x1="0" y1="7" x2="22" y2="7" stroke=colour.clone() stroke-width="2" />
+            <circle cx="11" cy="7" r="3" fill=colour />
+        }
+        .into_any(),
+        LegendMark::LineTriangles => view! {
+            <line x1="0" y1="7" x2="22" y2="7" stroke=colour.clone() stroke-width="2" />
+            <polygon points="11,3 15,10 7,10" fill=colour />
+        }
+        .into_any(),
+    };
+    let width = if entry.mark == LegendMark::Swatch {
+        "14"
+    } else {
+        "22"
+    };
+    view! {
+        <li>
+            <svg class="legend-mark" width=width height="14" aria-hidden="true">{mark}</svg>
+            {entry.label}
+        </li>
     }
 }
 
