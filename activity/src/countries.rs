@@ -34,7 +34,7 @@ pub fn built_in() -> &'static CountryTable {
 }
 
 /// Runs of addresses and their countries, IPv4 and IPv6 apart.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct CountryTable {
     v4: Runs<u32>,
     v6: Runs<u128>,
@@ -74,7 +74,53 @@ pub enum TableError {
     TooManyCodes,
 }
 
+impl std::fmt::Debug for CountryTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CountryTable")
+            .field("runs", &self.runs_held())
+            .field("countries", &(self.codes.len() - 1))
+            .finish()
+    }
+}
+
 impl CountryTable {
+    /// A table of the given runs (each a start and its country, in any
+    /// order; before the first start, no country): a site's own table, or
+    /// the demo's made-up one.
+    pub fn from_runs(
+        ipv4: &[(std::net::Ipv4Addr, Option<Country>)],
+        ipv6: &[(std::net::Ipv6Addr, Option<Country>)],
+    ) -> Result<Self, TableError> {
+        let mut table = Self::empty();
+        let mut v4: Vec<_> = ipv4.iter().map(|(a, c)| (u32::from(*a), *c)).collect();
+        let mut v6: Vec<_> = ipv6.iter().map(|(a, c)| (u128::from(*a), *c)).collect();
+        v4.sort_by_key(|(start, _)| *start);
+        v6.sort_by_key(|(start, _)| *start);
+        for (start, country) in v4 {
+            let code = table.code_of(country)?;
+            table.v4.starts.push(start);
+            table.v4.codes.push(code);
+        }
+        for (start, country) in v6 {
+            let code = table.code_of(country)?;
+            table.v6.starts.push(start);
+            table.v6.codes.push(code);
+        }
+        Ok(table)
+    }
+
+    /// The index of `country` among the codes, added if new.
+    fn code_of(&mut self, country: Option<Country>) -> Result<u8, TableError> {
+        let index = match self.codes.iter().position(|known| *known == country) {
+            Some(index) => index,
+            None => {
+                self.codes.push(country);
+                self.codes.len() - 1
+            }
+        };
+        u8::try_from(index).map_err(|_| TableError::TooManyCodes)
+    }
+
     /// A table that knows no country.
     pub fn empty() -> Self {
         Self {
@@ -129,16 +175,8 @@ impl CountryTable {
                 "--" => None,
                 code => Some(Country::parse(code).ok_or_else(bad)?),
             };
-            let index = match self.codes.iter().position(|known| *known == country) {
-                Some(index) => index,
-                None => {
-                    self.codes.push(country);
-                    self.codes.len() - 1
-                }
-            };
             runs.starts.push(narrow(start).ok_or_else(bad)?);
-            runs.codes
-                .push(u8::try_from(index).map_err(|_| TableError::TooManyCodes)?);
+            runs.codes.push(self.code_of(country)?);
         }
         runs.starts.shrink_to_fit();
         runs.codes.shrink_to_fit();
@@ -229,6 +267,27 @@ mod tests {
         assert_eq!(at(&table, "2001:db8::1").as_deref(), Some("FR"));
         assert_eq!(at(&table, "2001:db7::1"), None);
         assert_eq!(table.runs_held(), (3, 3));
+    }
+
+    #[test]
+    fn a_table_of_ones_own_runs() {
+        let fr = Country::parse("FR");
+        let table = CountryTable::from_runs(
+            &[
+                ("10.0.1.0".parse().expect("an address"), None),
+                ("10.0.0.0".parse().expect("an address"), fr),
+            ],
+            &[],
+        )
+        .expect("made");
+        assert_eq!(at(&table, "10.0.0.9").as_deref(), Some("FR"));
+        assert_eq!(at(&table, "10.0.1.9"), None);
+        assert_eq!(at(&table, "9.9.9.9"), None, "before the first run");
+        assert_eq!(at(&table, "2001:db8::1"), None);
+        assert_eq!(
+            format!("{table:?}"),
+            "CountryTable { runs: (2, 0), countries: 1 }"
+        );
     }
 
     #[test]

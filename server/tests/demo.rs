@@ -169,6 +169,12 @@ async fn the_history_has_three_kinds_a_rhythm_sources_a_funnel_and_ipv6() {
         "{:?}",
         sum.sources.tags
     );
+    println!("countries: {:?}, none: {}", sum.countries, sum.no_country);
+    assert!(
+        sum.countries.len() >= 6 && sum.countries.values().all(|people| *people > 20),
+        "the demo's people come from its made-up countries: {:?}",
+        sum.countries
+    );
     println!("funnel: {:?}", sum.steps);
     assert!(
         sum.steps.windows(2).all(|pair| pair[0] > pair[1]) && sum.steps[3] > 0,

@@ -211,6 +211,44 @@ pub const DEPLOY_ADDRESS: &str = "192.0.2.11";
 pub const PEOPLE_NETWORKS: [&str; 2] = ["203.0.113", "192.0.2"];
 /// IPv6 prefixes people come from (a /48 each; one /64 per visitor).
 pub const PEOPLE_NETWORKS_V6: [&str; 3] = ["2001:db8:4a1", "2001:db8:77e", "2001:db8:c0f"];
+/// The demo's made-up countries: its documentation addresses are in no
+/// real country, so the demo's history is counted with a table of its own
+/// that puts parts of its people's networks in eight countries (a made-up
+/// spread, labelled demo data like the rest).
+pub fn countries() -> &'static activity::countries::CountryTable {
+    static TABLE: std::sync::LazyLock<activity::countries::CountryTable> =
+        std::sync::LazyLock::new(|| {
+            let country = activity::country::Country::parse;
+            let v4 =
+                |text: &str, code: &str| (text.parse().expect("a demo address"), country(code));
+            let v6 =
+                |text: &str, code: &str| (text.parse().expect("a demo address"), country(code));
+            activity::countries::CountryTable::from_runs(
+                &[
+                    v4("192.0.2.0", "US"),
+                    v4("192.0.2.100", "CA"),
+                    v4("192.0.2.180", "BR"),
+                    v4("192.0.3.0", ""),
+                    v4("203.0.113.0", "DE"),
+                    v4("203.0.113.80", "GB"),
+                    v4("203.0.113.140", "FR"),
+                    v4("203.0.113.200", "IN"),
+                    v4("203.0.114.0", ""),
+                ],
+                &[
+                    v6("2001:db8:4a1::", "NL"),
+                    v6("2001:db8:4a2::", ""),
+                    v6("2001:db8:77e::", "JP"),
+                    v6("2001:db8:77f::", ""),
+                    v6("2001:db8:c0f::", "SE"),
+                    v6("2001:db8:c10::", ""),
+                ],
+            )
+            .unwrap_or_else(|_| activity::countries::CountryTable::empty())
+        });
+    &TABLE
+}
+
 /// Where crawlers come from: hosts 1–127 of this network.
 pub const CRAWLER_NETWORK: &str = "198.51.100";
 /// Where scanners come from: hosts 128–254 of the crawlers' network, and

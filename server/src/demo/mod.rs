@@ -126,6 +126,7 @@ pub async fn load(args: &DemoArgs, now: DateTime<Utc>) -> anyhow::Result<Loaded>
         counting,
         store,
         recorder: args.recorder.clone(),
+        countries: Some(cast::countries()),
     })
     .await?;
     Ok(Loaded { days, tally })

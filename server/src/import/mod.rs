@@ -74,6 +74,11 @@ pub struct ImportArgs {
 
     #[command(flatten)]
     pub recorder: RecorderArgs,
+
+    /// The country table to look addresses up in, if not the built-in one
+    /// (the demo's made-up history brings its own).
+    #[arg(skip)]
+    pub countries: Option<&'static activity::countries::CountryTable>,
 }
 
 /// Imports every log of `args` and says what it saw. Malformed lines are
@@ -171,7 +176,10 @@ async fn open(args: &ImportArgs) -> anyhow::Result<(Counter, Arc<dyn ActivitySto
     let keys = args
         .counting
         .import_keys(&args.store.data_dir, args.store.visitor_days)?;
-    let counter = args.counting.counter(keys, name.clone())?;
+    let mut counter = args.counting.counter(keys, name.clone())?;
+    if let Some(countries) = args.countries {
+        counter = counter.with_countries(countries);
+    }
     let store = args
         .store
         .open_once(name)
