@@ -3,23 +3,7 @@
 
 use reqwest::StatusCode;
 
-use crate::helpers::{TestApp, get_with as get, spawn_app_with};
-
-const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
-
-async fn person_from(app: &TestApp, address: &str) {
-    for path in ["/", "/favicon.ico"] {
-        let answer = app
-            .client
-            .get(app.url(path))
-            .header("x-forwarded-for", address)
-            .header("user-agent", BROWSER)
-            .send()
-            .await
-            .expect("answers");
-        assert_eq!(answer.status(), StatusCode::OK, "{path}");
-    }
-}
+use crate::helpers::{get_with as get, person_reads, spawn_app_with};
 
 #[tokio::test]
 async fn people_are_counted_by_country_and_only_the_code_is_kept() {
@@ -27,7 +11,7 @@ async fn people_are_counted_by_country_and_only_the_code_is_kept() {
     // Two readers in APNIC's 1.0.0.0/24 (Australia), one in Russia's
     // 2001:b08::/32, one from a documentation address (no country).
     for address in ["1.0.0.7", "1.0.0.8", "2001:b08::7", "203.0.113.7"] {
-        person_from(&app, address).await;
+        person_reads(&app, address, &["/"]).await;
     }
     let overview = app.current_overview("7").await;
     let rows: Vec<(serde_json::Value, String, u64)> = overview["countries"]

@@ -8,24 +8,7 @@ use clap::Parser as _;
 use reqwest::StatusCode;
 use server::cli::Cli;
 
-use crate::helpers::{TestApp, get_with as get, refused_at_start, spawn_app_with};
-
-const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
-
-/// One person loads `pages`, each with the favicon a browser asks for.
-async fn person_reads(app: &TestApp, address: &str, pages: &[&str]) {
-    for path in pages.iter().flat_map(|page| [*page, "/favicon.ico"]) {
-        let answer = app
-            .client
-            .get(app.url(path))
-            .header("x-forwarded-for", address)
-            .header("user-agent", BROWSER)
-            .send()
-            .await
-            .expect("answers");
-        assert_eq!(answer.status(), StatusCode::OK, "{path}");
-    }
-}
+use crate::helpers::{TestApp, get_with as get, person_reads, refused_at_start, spawn_app_with};
 
 async fn funnel_page(app: &TestApp) -> String {
     let answer = get(app, "/admin?range=7&funnel=on", None).await;

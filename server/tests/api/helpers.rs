@@ -252,3 +252,20 @@ pub async fn refused_at_start(flags: &[&str]) -> String {
         Err(error) => format!("{error:#}"),
     }
 }
+
+/// One person behind the trusted proxy at `address` loads `pages`, each
+/// with the favicon a browser asks for; every answer must be 200.
+pub async fn person_reads(app: &TestApp, address: &str, pages: &[&str]) {
+    const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+    for path in pages.iter().flat_map(|page| [*page, "/favicon.ico"]) {
+        let answer = app
+            .client
+            .get(app.url(path))
+            .header("x-forwarded-for", address)
+            .header("user-agent", FIREFOX)
+            .send()
+            .await
+            .expect("answers");
+        assert_eq!(answer.status(), reqwest::StatusCode::OK, "{path}");
+    }
+}
