@@ -63,7 +63,7 @@ export default defineConfig({
   },
   webServer: [
     {
-      command: `${binary} serve --addr 127.0.0.1:${port} --site-root ${siteRoot} --data-dir ${dataDir}`,
+      command: `${binary} serve --addr 127.0.0.1:${port} --site-root ${siteRoot} --data-dir ${dataDir} --flush-ms 200`,
       url: `${baseURL}/about`,
       reuseExistingServer: false,
       timeout: 120_000,

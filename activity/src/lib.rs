@@ -53,6 +53,7 @@ pub mod kind_sql;
 pub mod logline;
 pub mod past;
 pub mod path;
+pub mod pending;
 pub mod ratchet;
 pub mod recorder_stats;
 #[cfg(feature = "server")]

@@ -17,6 +17,9 @@ pub struct RecorderStats {
     queued: AtomicU64,
     dropped: AtomicU64,
     written: AtomicU64,
+    /// Rows the writes upserted (hourly rows, visitor-days with their
+    /// paths and sources, bot days, marks).
+    rows_written: AtomicU64,
     failed_writes: AtomicU64,
     lost: AtomicU64,
     /// Requests from a local or private address that carried a forwarding
@@ -47,6 +50,10 @@ pub struct StatsSnapshot {
     pub dropped: u64,
     /// Hits written to the store.
     pub written: u64,
+    /// Rows the writes upserted: hourly rows, visitor-days, their paths
+    /// and sources, bot days and marks (each counted once per write).
+    #[serde(default)]
+    pub rows_written: u64,
     /// Writes that failed (and were retried).
     pub failed_writes: u64,
     /// Hits given up on after the store failed for too long.
@@ -108,9 +115,10 @@ impl RecorderStats {
         self.dropped.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// A batch of `hits` hits and `files` marks is written.
-    pub(crate) fn written(&self, hits: u64, files: u64) {
+    /// A batch of `hits` hits and `files` marks is written, `rows` rows.
+    pub(crate) fn written(&self, hits: u64, files: u64, rows: u64) {
         self.written.fetch_add(hits, Ordering::Relaxed);
+        self.rows_written.fetch_add(rows, Ordering::Relaxed);
         self.marks_written.fetch_add(files, Ordering::Relaxed);
     }
 
@@ -181,6 +189,7 @@ impl RecorderStats {
             queued: self.queued.load(Ordering::Relaxed),
             dropped: self.dropped.load(Ordering::Relaxed),
             written: self.written.load(Ordering::Relaxed),
+            rows_written: self.rows_written.load(Ordering::Relaxed),
             failed_writes: self.failed_writes.load(Ordering::Relaxed),
             lost: self.lost.load(Ordering::Relaxed),
             untrusted_forwarding: self.untrusted_forwarding.load(Ordering::Relaxed),

@@ -16,6 +16,7 @@ use crate::classify::Kind;
 use crate::country::Country;
 use crate::evidence::{Evidence, FilesMark};
 use crate::hit::{Hit, StoreName};
+use crate::pending::PendingRows;
 use crate::source::Source;
 use crate::token::VisitorToken;
 
@@ -254,6 +255,17 @@ impl Batch {
         }
     }
 
+    /// The rows a store upserts for it: hourly rows, visitor-days with
+    /// their paths and sources, bot days and marks.
+    pub fn rows(&self) -> u64 {
+        let visitors: usize = self
+            .visitors
+            .iter()
+            .map(|row| 1 + row.top_paths.len() + row.sources.len())
+            .sum();
+        (self.hours.len() + visitors + self.bot_days.len() + self.marks.len()) as u64
+    }
+
     /// Whether the batch adds nothing.
     pub fn is_empty(&self) -> bool {
         self.hits == 0 && self.marks.is_empty()
@@ -262,52 +274,10 @@ impl Batch {
     /// This batch and a later one as one batch (for retrying a failed write
     /// together with what arrived meanwhile).
     pub fn merge(self, later: Batch) -> Batch {
-        let mut hours: BTreeMap<(StoreName, DateTime<Utc>, String), HourRow> = BTreeMap::new();
-        for row in self.hours.into_iter().chain(later.hours) {
-            let key = (row.store.clone(), row.hour, row.path.clone());
-            match hours.get_mut(&key) {
-                Some(kept) => {
-                    kept.requests += row.requests;
-                    kept.bots += row.bots;
-                    kept.self_reads += row.self_reads;
-                }
-                None => {
-                    hours.insert(key, row);
-                }
-            }
-        }
-        let mut visitors: BTreeMap<(StoreName, NaiveDate, VisitorToken), VisitorDay> =
-            BTreeMap::new();
-        for row in self.visitors.into_iter().chain(later.visitors) {
-            let key = (row.store.clone(), row.day, row.visitor.clone());
-            match visitors.get_mut(&key) {
-                Some(kept) => kept.absorb(row),
-                None => {
-                    visitors.insert(key, row);
-                }
-            }
-        }
-        let mut marks: BTreeSet<FilesMark> = BTreeSet::new();
-        for mark in self.marks.into_iter().chain(later.marks) {
-            match visitors.get_mut(&(mark.store.clone(), mark.day, mark.visitor.clone())) {
-                Some(row) => row.evidence |= Evidence::FILES,
-                None => {
-                    marks.insert(mark);
-                }
-            }
-        }
-        let mut bot_days: BTreeMap<(StoreName, NaiveDate, BotClass), u64> = BTreeMap::new();
-        for row in self.bot_days.into_iter().chain(later.bot_days) {
-            *bot_days.entry((row.store, row.day, row.class)).or_default() += row.requests;
-        }
-        Batch {
-            hours: hours.into_values().collect(),
-            visitors: visitors.into_values().collect(),
-            marks: marks.into_iter().collect(),
-            bot_days: bot_days_of(bot_days),
-            hits: self.hits + later.hits,
-            files: self.files + later.files,
-        }
+        let mut pending = PendingRows::default();
+        pending.add(self);
+        pending.add(later);
+        pending.into_batch()
     }
 }
 

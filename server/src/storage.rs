@@ -63,14 +63,23 @@ pub struct RecorderArgs {
     #[arg(long, env = "WHOCOMES_QUEUE", default_value_t = 65_536)]
     pub queue: usize,
 
-    /// Write queued hits at least this often (milliseconds).
-    #[arg(long, env = "WHOCOMES_FLUSH_MS", default_value_t = 1_000)]
+    /// Write what was counted this often (milliseconds): hits are folded
+    /// into rows as they come, and each row is written at most once an
+    /// interval, however many requests its visitor made. Also the most a
+    /// crash (SIGKILL) can lose; a stop (SIGTERM, Ctrl-C) writes everything.
+    #[arg(long, env = "WHOCOMES_FLUSH_MS", default_value_t = 10_000)]
     pub flush_ms: u64,
 
-    /// Write as soon as this many hits are queued (sooner means smaller
-    /// batches: more rows written per hit on a busy site).
+    /// Fold as soon as this many hits are queued (they are folded at least
+    /// every second anyway).
     #[arg(long, env = "WHOCOMES_FLUSH_HITS", default_value_t = 16_384)]
     pub flush_hits: usize,
+
+    /// Write before the interval is over once this many rows are pending
+    /// (hourly rows, visitor-days, bot days): what the writer holds stays
+    /// bounded, and nothing is dropped.
+    #[arg(long, env = "WHOCOMES_MAX_PENDING_ROWS", default_value_t = 50_000)]
+    pub max_pending_rows: usize,
 
     /// The most distinct paths kept per hour; requests for any other are
     /// counted under `(other paths)` (a flood of made-up paths cannot fill
@@ -91,6 +100,7 @@ impl RecorderArgs {
             queue: self.queue.max(1),
             flush_every: Duration::from_millis(self.flush_ms.max(1)),
             flush_hits: self.flush_hits.max(1),
+            max_pending_rows: self.max_pending_rows.max(1),
             max_batch_hits: self.max_batch_hits.max(1),
             paths_per_hour: usize::try_from(self.paths_per_hour).unwrap_or(usize::MAX),
             peer_address: |extensions| {

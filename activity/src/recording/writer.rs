@@ -1,6 +1,10 @@
-//! The background writer: drains the queue in batches (every `flush_every`
-//! or every `flush_hits` hits, and under load everything waiting up to
-//! `max_batch_hits`), folds each batch into rows, and writes it.
+//! The background writer: drains the queue in batches (every second, or
+//! every `flush_hits` hits, and under load everything waiting up to
+//! `max_batch_hits`), folds each batch into rows and adds them to the rows
+//! pending ([`PendingRows`]); once every `flush_every` it writes what is
+//! pending, so each row is written at most once an interval however many
+//! requests its visitor made (sooner only when more than
+//! `max_pending_rows` are pending: memory stays bounded, nothing is dropped).
 //! It looks at the queue every few milliseconds instead of waiting on it, so
 //! a request that queues a hit never has to wake another thread.
 //! A failed write is retried with backoff, together with what arrives
@@ -27,6 +31,7 @@ use tokio::time::Instant;
 
 use crate::evidence::Watch;
 use crate::hit::Counter;
+use crate::pending::PendingRows;
 use crate::recorder_stats::{RecorderStats, StatsSnapshot};
 use crate::recording::budget::PathBudget;
 use crate::recording::layer::{ActivityLayer, PeerAddress, socket_addr_extension};
@@ -38,10 +43,15 @@ use crate::store::ActivityStore;
 pub struct RecorderConfig {
     /// Hits the queue holds before new ones are dropped.
     pub queue: usize,
-    /// Write at least this often when hits are waiting.
+    /// Write what is pending this often: each row at most once an
+    /// interval. Also the most a crash (SIGKILL) can lose.
     pub flush_every: Duration,
-    /// Write as soon as this many hits are waiting.
+    /// Fold as soon as this many hits are waiting (they are folded at least
+    /// every second anyway).
     pub flush_hits: usize,
+    /// Write early, before the interval is over, once this many rows are
+    /// pending (see [`PendingRows::rows`]).
+    pub max_pending_rows: usize,
     /// The most hits one write takes when more are waiting: a store that
     /// falls behind gets bigger batches, which fold into fewer rows per hit.
     pub max_batch_hits: usize,
@@ -60,10 +70,12 @@ impl Default for RecorderConfig {
     fn default() -> Self {
         Self {
             queue: 65_536,
-            flush_every: Duration::from_secs(1),
-            // A quarter of the queue: a busy site's batch holds a visitor's
-            // requests of a few hundred milliseconds, folded into one row.
+            flush_every: Duration::from_secs(10),
+            // A quarter of the queue: folded as it comes, written once an interval.
             flush_hits: 16_384,
+            // About 25 MB of rows at most (a visitor-day with its paths and
+            // sources is a few hundred bytes).
+            max_pending_rows: 50_000,
             max_batch_hits: 50_000,
             max_pending_hits: 1_000_000,
             retention_every: Duration::from_secs(3_600),
@@ -177,6 +189,8 @@ async fn run(
     let mut buffer: Vec<Seen> = Vec::with_capacity(flush_hits);
     let mut watch = Watch::default();
     let mut budget = PathBudget::new(config.paths_per_hour);
+    let mut pending = PendingRows::default();
+    let mut write_at = Instant::now() + config.flush_every;
     let mut held = Held::default();
     let mut backoff = Duration::from_millis(100);
     let mut retry_at: Option<Instant> = None;
@@ -187,7 +201,7 @@ async fn run(
             &closing,
             &mut buffer,
             (flush_hits, max_batch),
-            Instant::now() + config.flush_every,
+            (Instant::now() + FOLD_EVERY).min(write_at),
         )
         .await;
         if !buffer.is_empty() {
@@ -207,15 +221,24 @@ async fn run(
                 Seen::Hit(hit) => Some(hit.at),
                 Seen::Files(_) | Seen::Scripts(_) => None,
             }));
-            held.push(Batch::fold_all(&buffer));
+            pending.add(Batch::fold_all(&buffer));
             buffer.clear();
+        }
+        // Once an interval (or early, past the cap; or at the stop), what
+        // is pending becomes a write.
+        let now = Instant::now();
+        if now >= write_at || pending.rows() >= config.max_pending_rows || closed {
+            if !pending.is_empty() {
+                held.push(pending.take());
+            }
+            write_at = now + config.flush_every;
         }
         let due = retry_at.is_none_or(|at| Instant::now() >= at);
         if !held.is_empty() && (due || closed) {
             let batch = held.merged();
             match store.record(&batch).await {
                 Ok(()) => {
-                    stats.written(batch.hits, batch.files);
+                    stats.written(batch.hits, batch.files, batch.rows());
                     held = Held::default();
                     backoff = Duration::from_millis(100);
                     retry_at = None;
@@ -330,6 +353,9 @@ impl Held {
     }
 }
 
+/// How often what is queued is folded, at the least.
+const FOLD_EVERY: Duration = Duration::from_secs(1);
+
 /// How often an idle writer looks at the queue.
 const TICK: Duration = Duration::from_millis(10);
 
@@ -376,7 +402,7 @@ async fn finish(store: &dyn ActivityStore, pending: Batch, stats: &RecorderStats
     for attempt in 0..3u32 {
         match store.record(&pending).await {
             Ok(()) => {
-                stats.written(pending.hits, pending.files);
+                stats.written(pending.hits, pending.files, pending.rows());
                 return;
             }
             Err(error) => {

@@ -14,6 +14,9 @@ use crate::signals::{sigterm_and_wait, start_binary_logged};
 const BEHIND_A_PROXY: &[(&str, &str)] = &[
     ("WHOCOMES_TRUSTED_PROXY", "127.0.0.1/32"),
     ("WHOCOMES_OWN_ADDRESS", "none"),
+    // A write interval of 1 s (the default is 10 s), so that these tests
+    // wait seconds, not tens of seconds.
+    ("WHOCOMES_FLUSH_MS", "1000"),
 ];
 
 /// The log so far, without its colours.
