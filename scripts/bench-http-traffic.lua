@@ -6,6 +6,10 @@
 -- wrk spends no time making them; they are sent in turn.
 --
 --   wrk -s scripts/bench-http-traffic.lua http://127.0.0.1:PORT/about
+--
+-- With the argument `visits` (`wrk … URL -- visits`), the shape most sites
+-- see: many more visitors than requests a visitor, 65,536 addresses over
+-- 16,384 networks, each making one to three requests in a row.
 
 local agents = {
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
@@ -45,7 +49,14 @@ local function draw(n)
   return state % n + 1
 end
 
+local sequence = {}
+
 init = function(args)
+  local visits = args[1] == "visits"
+  if visits then
+    addresses = 65536
+    networks = 16384
+  end
   local json = wrk.path:find("^/api/") ~= nil
   for i = 1, addresses do
     local network = (i - 1) % networks
@@ -73,11 +84,15 @@ init = function(args)
       path = path .. tags[draw(#tags)]
     end
     made[i] = wrk.format("GET", path, headers)
+    -- Each visitor's requests in a row: one, or one to three for visits.
+    for _ = 1, (visits and draw(3) or 1) do
+      sequence[#sequence + 1] = made[i]
+    end
   end
 end
 
 request = function()
-  local one = made[next_one]
-  next_one = next_one % addresses + 1
+  local one = sequence[next_one]
+  next_one = next_one % #sequence + 1
   return one
 end

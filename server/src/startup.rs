@@ -279,6 +279,7 @@ impl Application {
         let stats = self.writer.finish().await;
         tracing::info!(
             written = stats.written,
+            rows = stats.rows_written,
             dropped = stats.dropped,
             lost = stats.lost,
             "activity written"
