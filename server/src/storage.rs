@@ -78,7 +78,7 @@ pub struct RecorderArgs {
     /// Write before the interval is over once this many rows are pending
     /// (hourly rows, visitor-days, bot days): what the writer holds stays
     /// bounded, and nothing is dropped.
-    #[arg(long, env = "WHOCOMES_MAX_PENDING_ROWS", default_value_t = 50_000)]
+    #[arg(long, env = "WHOCOMES_MAX_PENDING_ROWS", default_value_t = 200_000)]
     pub max_pending_rows: usize,
 
     /// The most distinct paths kept per hour; requests for any other are

@@ -73,9 +73,12 @@ impl Default for RecorderConfig {
             flush_every: Duration::from_secs(10),
             // A quarter of the queue: folded as it comes, written once an interval.
             flush_hits: 16_384,
-            // About 25 MB of rows at most (a visitor-day with its paths and
-            // sources is a few hundred bytes).
-            max_pending_rows: 50_000,
+            // A visitor-day with its paths and sources is a few hundred
+            // bytes: tens of MB at most. Room for every visitor of a busy
+            // interval (65,536 in 10 s measured 143 MB peak RSS in all, in
+            // docs/BENCHMARKS.md); a smaller cap writes the same rows
+            // again within the interval.
+            max_pending_rows: 200_000,
             max_batch_hits: 50_000,
             max_pending_hits: 1_000_000,
             retention_every: Duration::from_secs(3_600),
