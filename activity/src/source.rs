@@ -25,7 +25,19 @@ pub enum Source {
 /// order every store sorts them in.
 impl Ord for Source {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.to_string().cmp(&other.to_string())
+        self.text_bytes().cmp(other.text_bytes())
+    }
+}
+
+impl Source {
+    /// The bytes of its text, without making the text (sorting is on the
+    /// writer's path).
+    fn text_bytes(&self) -> impl Iterator<Item = u8> + '_ {
+        let (prefix, text) = match self {
+            Self::Referrer(host) => ("", host),
+            Self::Tag(tag) => ("tag:", tag),
+        };
+        prefix.bytes().chain(text.bytes())
     }
 }
 
@@ -271,6 +283,28 @@ fn group_of_host(host: &str) -> SourceGroup {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sources_sort_as_their_text() {
+        let mut sources: Vec<Source> = [
+            "tag:b",
+            "tag.example",
+            "tag:a",
+            "t.co",
+            "tagz.example",
+            "a.example",
+        ]
+        .into_iter()
+        .map(|text| Source::try_from(text.to_owned()).expect("a source"))
+        .collect();
+        let mut texts: Vec<String> = sources.iter().map(ToString::to_string).collect();
+        sources.sort();
+        texts.sort();
+        assert_eq!(
+            sources.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            texts
+        );
+    }
 
     #[test]
     fn a_site_served_on_an_address_does_not_refer_to_itself() {
