@@ -141,7 +141,7 @@ mod tests {
         };
 
         let (parts, bytes) = fetch(&router, &[("accept-encoding", "gzip, deflate, br")]).await;
-        assert_eq!(parts.status, http::StatusCode::OK);
+        assert_eq!(parts.status, StatusCode::OK);
         assert_eq!(encoding(&parts).as_deref(), Some("br"));
         assert!(
             bytes.len() * 3 < wasm.len(),
@@ -172,7 +172,7 @@ mod tests {
             &[("accept-encoding", "br"), ("range", "bytes=0-99")],
         )
         .await;
-        assert_eq!(parts.status, http::StatusCode::PARTIAL_CONTENT);
+        assert_eq!(parts.status, StatusCode::PARTIAL_CONTENT);
         assert_eq!(encoding(&parts), None);
         assert_eq!(bytes, wasm[..100]);
     }
