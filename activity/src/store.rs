@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -30,7 +30,7 @@ pub enum StoreError {
     #[error("the store is busy{}", busy_wait(.retry_after))]
     Busy {
         /// How long the store asked to be left alone, if it said.
-        retry_after: Option<std::time::Duration>,
+        retry_after: Option<Duration>,
     },
     /// The engine refused or failed a statement.
     #[error("the store failed: {0}")]
@@ -41,7 +41,7 @@ pub enum StoreError {
     Corrupt(String),
 }
 
-fn busy_wait(retry_after: &Option<std::time::Duration>) -> String {
+fn busy_wait(retry_after: &Option<Duration>) -> String {
     match retry_after {
         Some(wait) => format!(": asked to wait {} ms", wait.as_millis()),
         None => ": no connection came free in time".to_owned(),
@@ -50,7 +50,7 @@ fn busy_wait(retry_after: &Option<std::time::Duration>) -> String {
 
 impl StoreError {
     /// How long the store asked the writer to wait before trying again.
-    pub fn retry_after(&self) -> Option<std::time::Duration> {
+    pub fn retry_after(&self) -> Option<Duration> {
         match self {
             Self::Busy { retry_after } => *retry_after,
             _ => None,
@@ -473,6 +473,9 @@ pub struct MemoryStore {
     notes: Mutex<BTreeMap<String, String>>,
     meter: CostMeter,
     failing: Mutex<Option<String>>,
+    /// How long each write takes before it is kept (tests of a slow store).
+    #[cfg(feature = "server")]
+    write_delay: Mutex<Duration>,
 }
 
 impl MemoryStore {
@@ -489,7 +492,21 @@ impl MemoryStore {
             marks: Mutex::default(),
             meter: CostMeter::default(),
             failing: Mutex::new(None),
+            #[cfg(feature = "server")]
+            write_delay: Mutex::default(),
         }
+    }
+
+    /// Makes every later write take `delay` before it is kept. For tests of
+    /// a slow store (a big write to a remote database, a busy disk). Needs
+    /// the `server` feature (a Tokio timer).
+    #[cfg(feature = "server")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+    pub fn set_write_delay(&self, delay: Duration) {
+        *self
+            .write_delay
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = delay;
     }
 
     /// Makes every later write fail with `reason` (`None`: work again). For
@@ -529,6 +546,16 @@ impl ActivityStore for MemoryStore {
 
     async fn record(&self, batch: &Batch) -> Result<(), StoreError> {
         let started = Instant::now();
+        #[cfg(feature = "server")]
+        {
+            let delay = *self
+                .write_delay
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+        }
         let failing = self
             .failing
             .lock()

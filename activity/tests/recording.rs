@@ -618,3 +618,35 @@ async fn a_flood_of_files_cannot_crowd_out_the_hits() {
     assert_eq!(stats.marks_written, stats.marks_queued, "{stats:?}");
     assert!(stats.settled(), "{stats:?}");
 }
+
+/// A slow write (a big batch to a remote database) runs beside the
+/// draining: hits keep leaving the queue while it lasts, so a small queue
+/// under a steady stream drops nothing, and each later write takes what
+/// came meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_write_does_not_stop_the_queue_draining() {
+    let store = store();
+    store.set_write_delay(Duration::from_millis(1_500));
+    let config = RecorderConfig {
+        queue: 64,
+        flush_every: Duration::from_millis(100),
+        ..RecorderConfig::default()
+    };
+    let (layer, writer) = start(counter(), store.clone(), config);
+    // 600 visitors over about 3 s, 200 a second: several times the queue
+    // during each write of 1.5 s.
+    for i in 0..600u32 {
+        let peer = format!("203.0.{}.{}:1", i / 200, i % 200);
+        send(&layer, request("/", &peer, BROWSER)).await;
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    drop(layer);
+    let stats = writer.finish().await;
+    assert_eq!(
+        (stats.queued, stats.dropped, stats.written, stats.lost),
+        (600, 0, 600, 0),
+        "{stats:?}"
+    );
+    let kept = store.visitors_since(NaiveDate::MIN).await.expect("reads");
+    assert_eq!(kept.len(), 600);
+}

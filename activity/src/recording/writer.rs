@@ -6,7 +6,10 @@
 //! requests its visitor made (sooner only when more than
 //! `max_pending_rows` are pending: memory stays bounded, nothing is dropped).
 //! It looks at the queue every few milliseconds instead of waiting on it, so
-//! a request that queues a hit never has to wake another thread.
+//! a request that queues a hit never has to wake another thread. A write
+//! runs as a task of its own beside the draining and folding: a write that
+//! takes seconds (an interval's rows to a remote database under load) never
+//! leaves the queue to fill; one write at a time.
 //! A failed write is retried with backoff, together with what arrives
 //! meanwhile, as long as it holds at most `max_pending_hits`; beyond that
 //! the oldest batches are given up, one at a time, until what is held fits
@@ -36,7 +39,7 @@ use crate::recorder_stats::{RecorderStats, StatsSnapshot};
 use crate::recording::budget::PathBudget;
 use crate::recording::layer::{ActivityLayer, PeerAddress, socket_addr_extension};
 use crate::rows::{Batch, Seen};
-use crate::store::ActivityStore;
+use crate::store::{ActivityStore, StoreError};
 
 /// How the recorder queues and writes.
 #[derive(Clone, Copy, Debug)]
@@ -198,6 +201,7 @@ async fn run(
     let mut backoff = Duration::from_millis(100);
     let mut retry_at: Option<Instant> = None;
     let mut retention_at = Instant::now();
+    let mut writing: Option<InFlight> = None;
     loop {
         let closed = collect(
             &mut queue,
@@ -236,17 +240,18 @@ async fn run(
             }
             write_at = now + config.flush_every;
         }
-        let due = retry_at.is_none_or(|at| Instant::now() >= at);
-        if !held.is_empty() && (due || closed) {
-            let batch = held.merged();
-            match store.record(&batch).await {
-                Ok(()) => {
-                    stats.written(batch.hits, batch.files, batch.rows());
-                    held = Held::default();
+        // A write runs beside the draining (the queue never waits on the
+        // store: a long write under load would fill it); its outcome is
+        // taken once it is done, or waited for at the stop.
+        if let Some(flight) = writing.take_if(|flight| closed || flight.task.is_finished()) {
+            match flight.task.await {
+                Ok((_, Ok(()))) => {
+                    stats.written(flight.hits, flight.files, flight.rows);
+                    held.written(flight.upto);
                     backoff = Duration::from_millis(100);
                     retry_at = None;
                 }
-                Err(error) => {
+                Ok((batch, Err(error))) => {
                     stats.failed_write();
                     tracing::warn!(store = %store.name(), %error, hits = batch.hits, "cannot write activity; will retry");
                     // A throttled store said how long to wait: no sooner.
@@ -259,16 +264,39 @@ async fn run(
                     } else {
                         MAX_BACKOFF
                     };
-                    held.keep_merged(batch);
+                    held.keep_merged(batch, flight.upto);
                     let (given_up, files) = held.give_up_oldest_beyond(config.max_pending_hits);
                     if given_up > 0 {
                         stats.lost(given_up, files);
                         tracing::error!(store = %store.name(), hits = given_up, "gave up the oldest held activity: the store has failed too long");
                     }
                 }
+                Err(error) => {
+                    // The write panicked: its batch went with it.
+                    stats.lost(flight.hits, flight.files);
+                    held.written(flight.upto);
+                    tracing::error!(store = %store.name(), %error, hits = flight.hits, "a write of activity failed abnormally; its hits are lost");
+                }
             }
         }
-        if Instant::now() >= retention_at {
+        let due = retry_at.is_none_or(|at| Instant::now() >= at);
+        if writing.is_none() && !held.is_empty() && due && !closed {
+            let upto = held.len();
+            let batch = held.merged();
+            let (hits, files, rows) = (batch.hits, batch.files, batch.rows());
+            let store = store.clone();
+            writing = Some(InFlight {
+                task: tokio::spawn(async move {
+                    let result = store.record(&batch).await;
+                    (batch, result)
+                }),
+                upto,
+                hits,
+                files,
+                rows,
+            });
+        }
+        if writing.is_none() && Instant::now() >= retention_at {
             if let Err(error) = store.enforce_retention(Utc::now()).await {
                 tracing::warn!(store = %store.name(), %error, "cannot delete expired rows");
             }
@@ -304,6 +332,18 @@ impl Held {
         self.batches.iter().map(|batch| batch.hits).sum()
     }
 
+    /// How many batches it holds (a write of [`merged`](Self::merged)
+    /// covers this many).
+    fn len(&self) -> usize {
+        self.batches.len()
+    }
+
+    /// The first `upto` batches are written: they go.
+    fn written(&mut self, upto: usize) {
+        self.batches.drain(..upto.min(self.batches.len()));
+        self.merged = None;
+    }
+
     /// Every held batch as one write (the merge kept from the last failed
     /// try, plus what arrived since). Hand it back with
     /// [`keep_merged`](Self::keep_merged) if the write fails.
@@ -325,12 +365,13 @@ impl Held {
         }
     }
 
-    /// Keeps the merge of every held batch for the next try.
-    fn keep_merged(&mut self, batch: Batch) {
-        if self.batches.len() == 1 {
+    /// Keeps the merge of the first `upto` held batches (a failed write's)
+    /// for the next try; batches held since are merged into it then.
+    fn keep_merged(&mut self, batch: Batch, upto: usize) {
+        if upto == 1 {
             self.batches[0] = batch;
         } else {
-            self.merged = Some((self.batches.len(), batch));
+            self.merged = Some((upto, batch));
         }
     }
 
@@ -354,6 +395,17 @@ impl Held {
         }
         given_up
     }
+}
+
+/// A write running beside the draining: what it covers.
+struct InFlight {
+    /// The write; it hands its batch back, to be kept if it failed.
+    task: JoinHandle<(Batch, Result<(), StoreError>)>,
+    /// The held batches it writes (the first this many).
+    upto: usize,
+    hits: u64,
+    files: u64,
+    rows: u64,
 }
 
 /// How often what is queued is folded, at the least.
