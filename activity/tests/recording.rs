@@ -619,6 +619,58 @@ async fn a_flood_of_files_cannot_crowd_out_the_hits() {
     assert!(stats.settled(), "{stats:?}");
 }
 
+/// What waits behind a write that succeeds, slowly, is bounded as what a
+/// failing store holds is: the oldest waiting batches are given up and
+/// counted as lost; the write's own and the newest are kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_waits_behind_a_slow_write_is_bounded() {
+    let store = store();
+    store.set_write_delay(Duration::from_secs(4));
+    let config = RecorderConfig {
+        flush_every: Duration::from_millis(50),
+        flush_hits: 1,
+        max_pending_hits: 30,
+        ..RecorderConfig::default()
+    };
+    let (layer, writer) = start(counter(), store.clone(), config);
+    // The first visitor alone makes the first write, which takes 4 s.
+    send(&layer, request("/", "203.0.113.1:1", BROWSER)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // 99 more while it runs, a batch every 50 ms: more than the 30 that
+    // may wait, so the oldest of them are given up.
+    for i in 0..99u32 {
+        let peer = format!("198.51.{i}.1:1");
+        send(&layer, request("/", &peer, BROWSER)).await;
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    drop(layer);
+    let stats = writer.finish().await;
+    assert_eq!((stats.queued, stats.dropped), (100, 0), "{stats:?}");
+    assert_eq!(stats.written + stats.lost, 100, "{stats:?}");
+    assert!(
+        stats.written <= 31,
+        "at most the first write and 30 waiting: {stats:?}"
+    );
+    let kept: Vec<String> = store
+        .visitors_since(NaiveDate::MIN)
+        .await
+        .expect("reads")
+        .into_iter()
+        .map(|day| day.network.to_string())
+        .collect();
+    assert_eq!(kept.len() as u64, stats.written, "{kept:?}");
+    for first_and_newest in ["203.0.113.x", "198.51.98.x"] {
+        assert!(
+            kept.iter().any(|network| network == first_and_newest),
+            "{first_and_newest} kept: {kept:?}"
+        );
+    }
+    assert!(
+        !kept.iter().any(|network| network == "198.51.0.x"),
+        "the oldest waiting is given up: {kept:?}"
+    );
+}
+
 /// A slow write (a big batch to a remote database) runs beside the
 /// draining: hits keep leaving the queue while it lasts, so a small queue
 /// under a steady stream drops nothing, and each later write takes what

@@ -14,7 +14,9 @@
 //! meanwhile, as long as it holds at most `max_pending_hits`; beyond that
 //! the oldest batches are given up, one at a time, until what is held fits
 //! again, and their hits are counted as lost (the newest are kept: when the
-//! store comes back, the recent past is what the tab shows first). When
+//! store comes back, the recent past is what the tab shows first). What
+//! waits behind a write still in flight (a store that succeeds, slowly) is
+//! bounded the same way; the write's own batches are never given up. When
 //! [`WriterHandle::finish`] is called (the server stopped), or every sender
 //! is gone (an import's feed dropped), it closes the queue, writes what is
 //! left and ends. Before folding, it caps the paths each hour keeps
@@ -58,7 +60,8 @@ pub struct RecorderConfig {
     /// The most hits one write takes when more are waiting: a store that
     /// falls behind gets bigger batches, which fold into fewer rows per hit.
     pub max_batch_hits: usize,
-    /// Hits held for retrying while the store fails; beyond this they are lost.
+    /// Hits held while the store fails, or waiting behind a slow write;
+    /// beyond this the oldest are lost.
     pub max_pending_hits: u64,
     /// How often to delete rows past their retention.
     pub retention_every: Duration,
@@ -237,6 +240,13 @@ async fn run(
         if now >= write_at || pending.rows() >= config.max_pending_rows || closed {
             if !pending.is_empty() {
                 held.push(pending.take());
+                // What waits behind a write in flight (a slow store that
+                // still succeeds) or a retry is bounded as after a failure;
+                // a write's own batches are its to finish.
+                if writing.is_some() || retry_at.is_some() {
+                    let from = writing.as_ref().map_or(0, |flight| flight.upto);
+                    give_up(&mut held, from, config.max_pending_hits, &stats, &*store);
+                }
             }
             write_at = now + config.flush_every;
         }
@@ -265,11 +275,7 @@ async fn run(
                         MAX_BACKOFF
                     };
                     held.keep_merged(batch, flight.upto);
-                    let (given_up, files) = held.give_up_oldest_beyond(config.max_pending_hits);
-                    if given_up > 0 {
-                        stats.lost(given_up, files);
-                        tracing::error!(store = %store.name(), hits = given_up, "gave up the oldest held activity: the store has failed too long");
-                    }
+                    give_up(&mut held, 0, config.max_pending_hits, &stats, &*store);
                 }
                 Err(error) => {
                     // The write panicked: its batch went with it.
@@ -328,10 +334,6 @@ impl Held {
         self.batches.iter().all(Batch::is_empty)
     }
 
-    fn hits(&self) -> u64 {
-        self.batches.iter().map(|batch| batch.hits).sum()
-    }
-
     /// How many batches it holds (a write of [`merged`](Self::merged)
     /// covers this many).
     fn len(&self) -> usize {
@@ -375,25 +377,48 @@ impl Held {
         }
     }
 
-    /// Gives up the oldest batches until at most `most` hits are held (the
-    /// newest batch is kept even when it alone is over); returns the hits
-    /// and the marks given up.
-    fn give_up_oldest_beyond(&mut self, most: u64) -> (u64, u64) {
+    /// The hits of the batches from the `from`th on.
+    fn hits_from(&self, from: usize) -> u64 {
+        self.batches.iter().skip(from).map(|batch| batch.hits).sum()
+    }
+
+    /// Gives up the oldest batches from the `from`th on (the first `from`
+    /// are a write's in flight, 0 when none is) until those hold at most
+    /// `most` hits; returns the hits and the marks given up.
+    fn give_up_oldest_beyond(&mut self, from: usize, most: u64) -> (u64, u64) {
         let mut given_up = (0, 0);
-        while self.hits() > most && self.batches.len() > 1 {
-            if let Some(oldest) = self.batches.pop_front() {
-                given_up.0 += oldest.hits;
-                given_up.1 += oldest.files;
-                // The kept merge holds the batch given up: merge again next time.
+        while self.hits_from(from) > most {
+            let Some(oldest) = self.batches.remove(from) else {
+                break;
+            };
+            given_up.0 += oldest.hits;
+            given_up.1 += oldest.files;
+            // A kept merge that holds the batch given up is merged again next time.
+            if self
+                .merged
+                .as_ref()
+                .is_some_and(|(covers, _)| from < *covers)
+            {
                 self.merged = None;
             }
         }
-        if self.hits() > most {
-            given_up.0 += self.hits();
-            given_up.1 += self.batches.iter().map(|batch| batch.files).sum::<u64>();
-            *self = Self::default();
-        }
         given_up
+    }
+}
+
+/// Gives up the oldest held batches from the `from`th on beyond `most`
+/// hits, and says so (counted as lost, logged once).
+fn give_up(
+    held: &mut Held,
+    from: usize,
+    most: u64,
+    stats: &RecorderStats,
+    store: &dyn ActivityStore,
+) {
+    let (given_up, files) = held.give_up_oldest_beyond(from, most);
+    if given_up > 0 {
+        stats.lost(given_up, files);
+        tracing::error!(store = %store.name(), hits = given_up, "gave up the oldest held activity: the store has failed or fallen behind too long");
     }
 }
 
