@@ -5,28 +5,30 @@
 //! written at most once per interval); [`Batch::merge`] is two batches
 //! added into one.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::bot_class::BotClass;
 use crate::evidence::{Evidence, FilesMark};
 use crate::hit::StoreName;
-use crate::rows::{Batch, BotDay, HourRow, VisitorDay};
+use crate::rows::{Batch, BotDay, FastMap, HourRow, VisitorDay, sorted};
 use crate::token::VisitorToken;
 
 type HourKey = (StoreName, DateTime<Utc>, String);
 type VisitorKey = (StoreName, NaiveDate, VisitorToken);
 type BotKey = (StoreName, NaiveDate, BotClass);
 
-/// Batches added together, not yet written.
+/// Batches added together, not yet written. Hashed while they are added
+/// (a lookup per row of every fold), in key order when taken.
 #[derive(Debug, Default)]
 pub struct PendingRows {
-    hours: BTreeMap<HourKey, HourRow>,
-    visitors: BTreeMap<VisitorKey, VisitorDay>,
+    /// An hour's counts: requests, bots, self-reads.
+    hours: FastMap<HourKey, [u64; 3]>,
+    visitors: FastMap<VisitorKey, VisitorDay>,
     /// Marks whose visitor-day is in no pending row (the store sets them).
     marks: BTreeSet<FilesMark>,
-    bot_days: BTreeMap<BotKey, u64>,
+    bot_days: FastMap<BotKey, u64>,
     hits: u64,
     files: u64,
 }
@@ -37,17 +39,13 @@ impl PendingRows {
     /// earlier one) or kept for the store.
     pub fn add(&mut self, batch: Batch) {
         for row in batch.hours {
-            let key = (row.store.clone(), row.hour, row.path.clone());
-            match self.hours.get_mut(&key) {
-                Some(kept) => {
-                    kept.requests += row.requests;
-                    kept.bots += row.bots;
-                    kept.self_reads += row.self_reads;
-                }
-                None => {
-                    self.hours.insert(key, row);
-                }
-            }
+            let kept = self
+                .hours
+                .entry((row.store, row.hour, row.path))
+                .or_default();
+            kept[0] += row.requests;
+            kept[1] += row.bots;
+            kept[2] += row.self_reads;
         }
         let mut new_visitors = false;
         for row in batch.visitors {
@@ -105,11 +103,25 @@ impl PendingRows {
     /// Everything pending as one batch.
     pub fn into_batch(self) -> Batch {
         Batch {
-            hours: self.hours.into_values().collect(),
-            visitors: self.visitors.into_values().collect(),
+            hours: sorted(self.hours)
+                .into_iter()
+                .map(
+                    |((store, hour, path), [requests, bots, self_reads])| HourRow {
+                        store,
+                        hour,
+                        path,
+                        requests,
+                        bots,
+                        self_reads,
+                    },
+                )
+                .collect(),
+            visitors: sorted(self.visitors)
+                .into_iter()
+                .map(|(_, row)| row)
+                .collect(),
             marks: self.marks.into_iter().collect(),
-            bot_days: self
-                .bot_days
+            bot_days: sorted(self.bot_days)
                 .into_iter()
                 .map(|((store, day, class), requests)| BotDay {
                     store,
@@ -125,7 +137,7 @@ impl PendingRows {
 }
 
 /// Sets the files' evidence on the mark's visitor-day if it is pending.
-fn set_files(visitors: &mut BTreeMap<VisitorKey, VisitorDay>, mark: &FilesMark) -> bool {
+fn set_files(visitors: &mut FastMap<VisitorKey, VisitorDay>, mark: &FilesMark) -> bool {
     match visitors.get_mut(&(mark.store.clone(), mark.day, mark.visitor.clone())) {
         Some(row) => {
             row.evidence |= Evidence::FILES;

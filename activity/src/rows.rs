@@ -4,7 +4,7 @@
 //! visitor-day. A visitor-day row holds a token and a network, never an
 //! address; its paths and sources are the same cleaned values a hit carries.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -190,19 +190,23 @@ impl Batch {
         }))
     }
 
+    /// Folds with keys borrowed from the hits: a row already in the fold
+    /// costs a lookup, no copy; each distinct row's text is copied once,
+    /// at the end.
     fn fold_seen<'a>(seen: impl Iterator<Item = SeenRef<'a>>) -> Self {
-        let mut hours: BTreeMap<(StoreName, DateTime<Utc>, String), HourRow> = BTreeMap::new();
-        let mut visitors: BTreeMap<(StoreName, NaiveDate, VisitorToken), VisitorFold> =
-            BTreeMap::new();
-        let mut bot_days: BTreeMap<(StoreName, NaiveDate, BotClass), u64> = BTreeMap::new();
-        let mut marks: BTreeSet<FilesMark> = BTreeSet::new();
+        let mut hours: FastMap<(&'a StoreName, DateTime<Utc>, &'a str), [u64; 3]> =
+            FastMap::default();
+        let mut visitors: FastMap<(&'a StoreName, NaiveDate, &'a VisitorToken), VisitorFold<'a>> =
+            FastMap::default();
+        let mut bot_days: FastMap<(&'a StoreName, NaiveDate, BotClass), u64> = FastMap::default();
+        let mut marks: BTreeSet<&'a FilesMark> = BTreeSet::new();
         let (mut count, mut files) = (0, 0);
         for item in seen {
             let hit = match item {
                 SeenRef::Hit(hit) => hit,
                 SeenRef::Files(mark) => {
                     files += 1;
-                    marks.insert(mark.clone());
+                    marks.insert(mark);
                     continue;
                 }
             };
@@ -212,44 +216,60 @@ impl Batch {
                 Kind::Bot => (1, 0),
                 Kind::SelfRead => (0, 1),
             };
-            let hour = hour_of(hit.at);
             let row = hours
-                .entry((hit.store.clone(), hour, hit.path.clone()))
-                .or_insert_with(|| HourRow {
-                    store: hit.store.clone(),
-                    hour,
-                    path: hit.path.clone(),
-                    requests: 0,
-                    bots: 0,
-                    self_reads: 0,
-                });
-            row.requests += 1;
-            row.bots += bot;
-            row.self_reads += own;
+                .entry((&hit.store, hour_of(hit.at), &hit.path))
+                .or_default();
+            row[0] += 1;
+            row[1] += bot;
+            row[2] += own;
 
             let day = hit.at.date_naive();
             if let Some(class) = hit.bot_class {
-                *bot_days.entry((hit.store.clone(), day, class)).or_default() += 1;
+                *bot_days.entry((&hit.store, day, class)).or_default() += 1;
             }
-            let visitor = visitors
-                .entry((hit.store.clone(), day, hit.visitor.clone()))
-                .or_insert_with(|| VisitorFold::new(hit));
-            visitor.add(hit, bot, own);
+            visitors
+                .entry((&hit.store, day, &hit.visitor))
+                .or_insert_with(|| VisitorFold::new(hit))
+                .add(hit, bot, own);
         }
-        marks.retain(|mark| {
-            match visitors.get_mut(&(mark.store.clone(), mark.day, mark.visitor.clone())) {
+        marks.retain(
+            |mark| match visitors.get_mut(&(&mark.store, mark.day, &mark.visitor)) {
                 Some(visitor) => {
                     visitor.row.evidence |= Evidence::FILES;
                     false
                 }
                 None => true,
-            }
-        });
+            },
+        );
+        // Rows in key order, as a store takes them (whatever the map's order).
         Self {
-            hours: hours.into_values().collect(),
-            visitors: visitors.into_values().map(VisitorFold::finish).collect(),
-            marks: marks.into_iter().collect(),
-            bot_days: bot_days_of(bot_days),
+            hours: sorted(hours)
+                .into_iter()
+                .map(
+                    |((store, hour, path), [requests, bots, self_reads])| HourRow {
+                        store: store.clone(),
+                        hour,
+                        path: path.to_owned(),
+                        requests,
+                        bots,
+                        self_reads,
+                    },
+                )
+                .collect(),
+            visitors: sorted(visitors)
+                .into_iter()
+                .map(|(_, fold)| VisitorFold::finish(fold))
+                .collect(),
+            marks: marks.into_iter().cloned().collect(),
+            bot_days: sorted(bot_days)
+                .into_iter()
+                .map(|((store, day, class), requests)| BotDay {
+                    store: store.clone(),
+                    day,
+                    class,
+                    requests,
+                })
+                .collect(),
             hits: count,
             files,
         }
@@ -281,15 +301,16 @@ impl Batch {
     }
 }
 
-fn bot_days_of(days: BTreeMap<(StoreName, NaiveDate, BotClass), u64>) -> Vec<BotDay> {
-    days.into_iter()
-        .map(|((store, day, class), requests)| BotDay {
-            store,
-            day,
-            class,
-            requests,
-        })
-        .collect()
+/// The maps a fold keeps its rows in while it runs: a lookup per hit, so
+/// hashed (foldhash, seeded at random per map: a client choosing paths
+/// cannot aim at collisions; the hourly path budget caps the paths anyway).
+pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// A fold's rows in key order.
+pub(crate) fn sorted<K: Ord, V>(map: FastMap<K, V>) -> Vec<(K, V)> {
+    let mut rows: Vec<(K, V)> = map.into_iter().collect();
+    rows.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    rows
 }
 
 /// A hit or a mark, borrowed, while folding.
@@ -338,7 +359,7 @@ pub fn attach_parts(
     paths: Vec<(NaiveDate, VisitorToken, PathCount)>,
     sources: Vec<(NaiveDate, VisitorToken, SourceCount)>,
 ) {
-    let index: std::collections::HashMap<(NaiveDate, VisitorToken), usize> = visitors
+    let index: HashMap<(NaiveDate, VisitorToken), usize> = visitors
         .iter()
         .enumerate()
         .map(|(at, row)| ((row.day, row.visitor.clone()), at))
@@ -379,14 +400,15 @@ pub fn hour_of(at: DateTime<Utc>) -> DateTime<Utc> {
     DateTime::from_timestamp(start, 0).unwrap_or(at)
 }
 
-/// A visitor-day while a batch is being folded.
-struct VisitorFold {
+/// A visitor-day while a batch is being folded; its paths and sources
+/// borrowed from the hits until the fold ends.
+struct VisitorFold<'a> {
     row: VisitorDay,
-    paths: BTreeMap<String, u64>,
-    sources: BTreeMap<Source, u64>,
+    paths: BTreeMap<&'a str, u64>,
+    sources: BTreeMap<&'a Source, u64>,
 }
 
-impl VisitorFold {
+impl<'a> VisitorFold<'a> {
     fn new(hit: &Hit) -> Self {
         Self {
             row: VisitorDay {
@@ -410,7 +432,7 @@ impl VisitorFold {
         }
     }
 
-    fn add(&mut self, hit: &Hit, bot: u64, own: u64) {
+    fn add(&mut self, hit: &'a Hit, bot: u64, own: u64) {
         let row = &mut self.row;
         if hit.at >= row.last_seen {
             row.network = hit.network.clone();
@@ -427,9 +449,9 @@ impl VisitorFold {
         if let Some(class) = hit.bot_class {
             row.bot_classes.insert(class);
         }
-        *self.paths.entry(hit.path.clone()).or_default() += 1;
+        *self.paths.entry(&hit.path).or_default() += 1;
         if let Some(source) = &hit.source {
-            *self.sources.entry(source.clone()).or_default() += 1;
+            *self.sources.entry(source).or_default() += 1;
         }
     }
 
@@ -438,12 +460,18 @@ impl VisitorFold {
         row.top_paths = self
             .paths
             .into_iter()
-            .map(|(path, requests)| PathCount { path, requests })
+            .map(|(path, requests)| PathCount {
+                path: path.to_owned(),
+                requests,
+            })
             .collect();
         row.sources = self
             .sources
             .into_iter()
-            .map(|(source, page_loads)| SourceCount { source, page_loads })
+            .map(|(source, page_loads)| SourceCount {
+                source: source.clone(),
+                page_loads,
+            })
             .collect();
         sort_counts(&mut row.top_paths, &mut row.sources);
         row
