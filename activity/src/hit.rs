@@ -37,14 +37,16 @@ use crate::past::PastKeys;
 use crate::path::{answered_path, clean_path, query_of};
 use crate::ratchet::DayKeys;
 use crate::rules::{Probe, Rules};
+use crate::short_text::ShortText;
 use crate::source::{Source, source_of};
 use crate::token::{VisitorKey, VisitorToken, visitor_token};
 
 /// The name of the store that served a request (`sqlite`, `eu-web-1`, …).
-/// Shared, not copied: every hit carries it.
+/// Kept inline: every hit carries a copy, made on a request thread and
+/// dropped on the writer's, with no count shared between them.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-pub struct StoreName(Arc<str>);
+pub struct StoreName(ShortText<40>);
 
 /// Why a store name was refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -58,12 +60,16 @@ impl StoreName {
             && name
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
-        valid.then(|| Self(name.into())).ok_or(StoreNameError)
+        valid
+            .then(|| ShortText::from_text(name))
+            .flatten()
+            .map(Self)
+            .ok_or(StoreNameError)
     }
 
     /// The name's text.
     pub fn as_str(&self) -> &str {
-        &self.0
+        self.0.as_str()
     }
 }
 
@@ -77,13 +83,13 @@ impl TryFrom<String> for StoreName {
 
 impl From<StoreName> for String {
     fn from(name: StoreName) -> Self {
-        name.0.to_string()
+        name.as_str().to_owned()
     }
 }
 
 impl std::fmt::Display for StoreName {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 

@@ -154,8 +154,7 @@ where
         let output = std::task::ready!(this.inner.poll(cx));
         if let Some(mut waiting) = this.waiting.take() {
             let status = output.as_ref().ok().map(|r| r.status().as_u16());
-            let shared = waiting.shared.clone();
-            shared.answered(&mut waiting.decision, status);
+            waiting.shared.answered(&mut waiting.decision, status);
         }
         Poll::Ready(output)
     }
@@ -192,6 +191,30 @@ fn text(value: &http::HeaderValue) -> Cow<'_, str> {
         .map_or_else(|_| String::from_utf8_lossy(value.as_bytes()), Cow::Borrowed)
 }
 
+/// Every value of a header as text, in order: borrowed when each is
+/// visible ASCII (nearly always: one allocation, the list's), else read
+/// with bad bytes replaced into `lossy`.
+fn all<'a>(
+    headers: &'a http::HeaderMap,
+    name: HeaderName,
+    lossy: &'a mut Vec<String>,
+) -> Vec<&'a str> {
+    let values = headers.get_all(name);
+    if let Some(borrowed) = values
+        .iter()
+        .map(|value| value.to_str().ok())
+        .collect::<Option<Vec<_>>>()
+    {
+        return borrowed;
+    }
+    *lossy = values
+        .iter()
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+        .collect();
+    let lossy: &'a Vec<String> = lossy;
+    lossy.iter().map(String::as_str).collect()
+}
+
 /// A decision that waits for the answer, with what queuing it needs.
 struct Pending {
     decision: Option<Decision>,
@@ -205,15 +228,15 @@ impl Shared {
     fn observe<B>(&self, request: &http::Request<B>) -> Option<Pending> {
         let headers = request.headers();
         let one = |name: HeaderName| headers.get(name).map(text);
-        let all = |name: HeaderName| headers.get_all(name).iter().map(text).collect::<Vec<_>>();
         let user_agent = one(http::header::USER_AGENT);
         let referer = one(http::header::REFERER);
         let accept = one(http::header::ACCEPT);
         let host = one(http::header::HOST);
         let dest = headers.get(SEC_FETCH_DEST).map(text);
         let mode = headers.get(SEC_FETCH_MODE).map(text);
-        let x_forwarded_for = all(X_FORWARDED_FOR);
-        let forwarded = all(http::header::FORWARDED);
+        let (mut x_forwarded_for, mut forwarded) = (Vec::new(), Vec::new());
+        let x_forwarded_for = all(headers, X_FORWARDED_FOR, &mut x_forwarded_for);
+        let forwarded = all(headers, http::header::FORWARDED, &mut forwarded);
         let purpose = one(SEC_PURPOSE).or_else(|| one(PURPOSE));
         let target = request
             .uri()
@@ -229,8 +252,8 @@ impl Shared {
             sec_fetch_mode: mode.as_deref(),
             status: None,
             host: host.as_deref(),
-            x_forwarded_for: x_forwarded_for.iter().map(AsRef::as_ref).collect(),
-            forwarded: forwarded.iter().map(AsRef::as_ref).collect(),
+            x_forwarded_for,
+            forwarded,
             protocol: Some(protocol(request.version())),
             sec_purpose: purpose.as_deref(),
         };
@@ -323,5 +346,35 @@ fn protocol(version: http::Version) -> &'static str {
         http::Version::HTTP_2 => "HTTP/2",
         http::Version::HTTP_3 => "HTTP/3",
         _ => "HTTP/1.1",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_value_of_a_header_is_read_in_order_even_with_bad_bytes() {
+        let mut headers = http::HeaderMap::new();
+        headers.append(
+            X_FORWARDED_FOR,
+            "203.0.113.9, 10.0.0.1".parse().expect("a value"),
+        );
+        headers.append(X_FORWARDED_FOR, "10.0.0.2".parse().expect("a value"));
+        let mut lossy = Vec::new();
+        assert_eq!(
+            all(&headers, X_FORWARDED_FOR, &mut lossy),
+            ["203.0.113.9, 10.0.0.1", "10.0.0.2"]
+        );
+        assert!(lossy.is_empty(), "borrowed, not copied");
+        let bad = http::HeaderValue::from_bytes(b"198.51.100.7\xff").expect("a value");
+        headers.append(X_FORWARDED_FOR, bad);
+        let mut lossy = Vec::new();
+        assert_eq!(
+            all(&headers, X_FORWARDED_FOR, &mut lossy),
+            ["203.0.113.9, 10.0.0.1", "10.0.0.2", "198.51.100.7\u{fffd}"]
+        );
+        let mut none = Vec::new();
+        assert!(all(&headers, http::header::FORWARDED, &mut none).is_empty());
     }
 }
