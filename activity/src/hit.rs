@@ -37,16 +37,14 @@ use crate::past::PastKeys;
 use crate::path::{answered_path, clean_path, query_of};
 use crate::ratchet::DayKeys;
 use crate::rules::{Probe, Rules};
-use crate::short_text::ShortText;
 use crate::source::{Source, source_of};
 use crate::token::{VisitorKey, VisitorToken, visitor_token};
 
 /// The name of the store that served a request (`sqlite`, `eu-web-1`, …).
-/// Kept inline: every hit carries a copy, made on a request thread and
-/// dropped on the writer's, with no count shared between them.
+/// Shared, not copied: every hit carries it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-pub struct StoreName(ShortText<40>);
+pub struct StoreName(Arc<str>);
 
 /// Why a store name was refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -60,16 +58,12 @@ impl StoreName {
             && name
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
-        valid
-            .then(|| ShortText::from_text(name))
-            .flatten()
-            .map(Self)
-            .ok_or(StoreNameError)
+        valid.then(|| Self(name.into())).ok_or(StoreNameError)
     }
 
     /// The name's text.
     pub fn as_str(&self) -> &str {
-        self.0.as_str()
+        &self.0
     }
 }
 
@@ -83,13 +77,13 @@ impl TryFrom<String> for StoreName {
 
 impl From<StoreName> for String {
     fn from(name: StoreName) -> Self {
-        name.as_str().to_owned()
+        name.0.to_string()
     }
 }
 
 impl std::fmt::Display for StoreName {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(&self.0)
     }
 }
 

@@ -5,30 +5,29 @@
 //! written at most once per interval); [`Batch::merge`] is two batches
 //! added into one.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::bot_class::BotClass;
 use crate::evidence::{Evidence, FilesMark};
 use crate::hit::StoreName;
-use crate::rows::{Batch, BotDay, FastMap, HourRow, VisitorDay, sorted};
+use crate::rows::{Batch, BotDay, HourRow, VisitorDay};
 use crate::token::VisitorToken;
 
 type HourKey = (StoreName, DateTime<Utc>, String);
 type VisitorKey = (StoreName, NaiveDate, VisitorToken);
 type BotKey = (StoreName, NaiveDate, BotClass);
 
-/// Batches added together, not yet written. Hashed while they are added
-/// (a lookup per row of every fold), in key order when taken.
+/// Batches added together, not yet written.
 #[derive(Debug, Default)]
 pub struct PendingRows {
     /// An hour's counts: requests, bots, self-reads.
-    hours: FastMap<HourKey, [u64; 3]>,
-    visitors: FastMap<VisitorKey, VisitorDay>,
+    hours: BTreeMap<HourKey, [u64; 3]>,
+    visitors: BTreeMap<VisitorKey, VisitorDay>,
     /// Marks whose visitor-day is in no pending row (the store sets them).
     marks: BTreeSet<FilesMark>,
-    bot_days: FastMap<BotKey, u64>,
+    bot_days: BTreeMap<BotKey, u64>,
     hits: u64,
     files: u64,
 }
@@ -103,7 +102,8 @@ impl PendingRows {
     /// Everything pending as one batch.
     pub fn into_batch(self) -> Batch {
         Batch {
-            hours: sorted(self.hours)
+            hours: self
+                .hours
                 .into_iter()
                 .map(
                     |((store, hour, path), [requests, bots, self_reads])| HourRow {
@@ -116,12 +116,10 @@ impl PendingRows {
                     },
                 )
                 .collect(),
-            visitors: sorted(self.visitors)
-                .into_iter()
-                .map(|(_, row)| row)
-                .collect(),
+            visitors: self.visitors.into_values().collect(),
             marks: self.marks.into_iter().collect(),
-            bot_days: sorted(self.bot_days)
+            bot_days: self
+                .bot_days
                 .into_iter()
                 .map(|((store, day, class), requests)| BotDay {
                     store,
@@ -137,7 +135,7 @@ impl PendingRows {
 }
 
 /// Sets the files' evidence on the mark's visitor-day if it is pending.
-fn set_files(visitors: &mut FastMap<VisitorKey, VisitorDay>, mark: &FilesMark) -> bool {
+fn set_files(visitors: &mut BTreeMap<VisitorKey, VisitorDay>, mark: &FilesMark) -> bool {
     match visitors.get_mut(&(mark.store.clone(), mark.day, mark.visitor.clone())) {
         Some(row) => {
             row.evidence |= Evidence::FILES;

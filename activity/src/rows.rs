@@ -304,10 +304,10 @@ impl Batch {
 /// The maps a fold keeps its rows in while it runs: a lookup per hit, so
 /// hashed (foldhash, seeded at random per map: a client choosing paths
 /// cannot aim at collisions; the hourly path budget caps the paths anyway).
-pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// A fold's rows in key order.
-pub(crate) fn sorted<K: Ord, V>(map: FastMap<K, V>) -> Vec<(K, V)> {
+fn sorted<K: Ord, V>(map: FastMap<K, V>) -> Vec<(K, V)> {
     let mut rows: Vec<(K, V)> = map.into_iter().collect();
     rows.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     rows
