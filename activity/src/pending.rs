@@ -105,16 +105,7 @@ impl PendingRows {
             hours: self
                 .hours
                 .into_iter()
-                .map(
-                    |((store, hour, path), [requests, bots, self_reads])| HourRow {
-                        store,
-                        hour,
-                        path,
-                        requests,
-                        bots,
-                        self_reads,
-                    },
-                )
+                .map(|(key, counts)| HourRow::of_counts(key, counts))
                 .collect(),
             visitors: self.visitors.into_values().collect(),
             marks: self.marks.into_iter().collect(),

@@ -38,6 +38,22 @@ pub struct HourRow {
 }
 
 impl HourRow {
+    /// The row of an hour's counts as a fold keeps them: requests, bots,
+    /// self-reads.
+    pub(crate) fn of_counts(
+        (store, hour, path): (StoreName, DateTime<Utc>, String),
+        [requests, bots, self_reads]: [u64; 3],
+    ) -> Self {
+        Self {
+            store,
+            hour,
+            path,
+            requests,
+            bots,
+            self_reads,
+        }
+    }
+
     /// The requests made by people.
     pub fn people(&self) -> u64 {
         self.requests.saturating_sub(self.bots + self.self_reads)
@@ -245,16 +261,9 @@ impl Batch {
         Self {
             hours: sorted(hours)
                 .into_iter()
-                .map(
-                    |((store, hour, path), [requests, bots, self_reads])| HourRow {
-                        store: store.clone(),
-                        hour,
-                        path: path.to_owned(),
-                        requests,
-                        bots,
-                        self_reads,
-                    },
-                )
+                .map(|((store, hour, path), counts)| {
+                    HourRow::of_counts((store.clone(), hour, path.to_owned()), counts)
+                })
                 .collect(),
             visitors: sorted(visitors)
                 .into_iter()

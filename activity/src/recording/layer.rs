@@ -209,7 +209,7 @@ fn all<'a>(
     }
     *lossy = values
         .iter()
-        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+        .map(|value| text(value).into_owned())
         .collect();
     let lossy: &'a Vec<String> = lossy;
     lossy.iter().map(String::as_str).collect()
