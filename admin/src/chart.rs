@@ -61,6 +61,19 @@ fn axis_top(max: u64) -> f64 {
     (max.max(4).saturating_mul(11).div_ceil(10)) as f64
 }
 
+/// The most labels the y axis may have so that plotters' "nice" steps are
+/// whole numbers: a step below 1 (0.5, 0.2) only fits more labels than
+/// there are whole numbers under the top, so at most that many are asked
+/// for. Every label is then a distinct whole number.
+fn y_label_count(top: f64) -> usize {
+    const MOST: usize = 11;
+    if top >= MOST as f64 {
+        return MOST;
+    }
+    // Whole numbers 0..=top: the axis is never shorter than 4.4.
+    (top.floor() as usize + 1).clamp(2, MOST)
+}
+
 /// How an entry of the legend is marked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LegendMark {
@@ -172,6 +185,7 @@ fn draw(
             .y_desc(y_desc)
             .x_labels((size.0 / 110).clamp(3, 10) as usize)
             .x_label_formatter(&|x| day_label(dates, *x))
+            .y_labels(y_label_count(top))
             .y_label_formatter(&|y| format!("{y:.0}"))
             .label_style((FONT, LABEL))
             .axis_desc_style((FONT, LABEL))
@@ -457,6 +471,71 @@ mod tests {
     fn the_bars_use_the_plots_height() {
         assert_eq!(axis_top(100), 110.0);
         assert_eq!(axis_top(0), 5.0, "an empty range still has an axis");
+    }
+
+    /// The y axis's labels as drawn (right-aligned beside the axis; the
+    /// days' tips are right-aligned too, and say so by their class).
+    fn y_labels(svg: &str) -> Vec<String> {
+        svg.split("<text ")
+            .skip(1)
+            .filter(|text| {
+                let tag = text.split('>').next().unwrap_or("");
+                tag.contains("text-anchor=\"end\"") && !tag.contains("class=\"tip\"")
+            })
+            .filter_map(|text| {
+                let inner = text.split_once('>')?.1;
+                Some(inner.split('<').next()?.trim().to_owned())
+            })
+            .collect()
+    }
+
+    /// Whatever the tallest day, the axis counts in whole, distinct numbers
+    /// (with one visitor-day it read 0, 0, 1, 2, 2, 2, 3: whole-number
+    /// labels on half steps).
+    #[test]
+    fn the_y_axis_labels_are_distinct_whole_numbers_at_any_scale() {
+        for tallest in [0, 1, 2, 7, 1_000_000] {
+            for width in [WIDTHS.0, DEFAULT_WIDTH] {
+                let svg = stacked_kinds(&[day(27, tallest, 0, 0), day(28, 0, 0, 0)], width)
+                    .expect("draws");
+                let labels = y_labels(&svg);
+                assert!(
+                    labels.len() >= 2,
+                    "{tallest}: an axis with labels: {labels:?}"
+                );
+                let numbers: Vec<u64> = labels
+                    .iter()
+                    .map(|label| {
+                        label.parse().unwrap_or_else(|_| {
+                            panic!("{tallest}: {label:?} is not a whole number")
+                        })
+                    })
+                    .collect();
+                let mut distinct = numbers.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                assert_eq!(distinct.len(), numbers.len(), "{tallest}: {labels:?}");
+                assert!(
+                    *distinct.last().unwrap_or(&0) >= tallest.min(4),
+                    "{tallest}: the axis reaches the tallest day: {labels:?}"
+                );
+            }
+        }
+        let lines = store_lines(
+            &[NaiveDate::from_ymd_opt(2026, 11, 27).expect("a day")],
+            &[StoreLine {
+                store: "sqlite".to_owned(),
+                demo: false,
+                requests: vec![1],
+            }],
+            DEFAULT_WIDTH,
+        )
+        .expect("draws");
+        let labels = y_labels(&lines);
+        assert!(
+            labels.iter().all(|label| label.parse::<u64>().is_ok()),
+            "{labels:?}"
+        );
     }
 
     /// Each day tells its figures (plurals right), as its title and its

@@ -5,16 +5,13 @@
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use activity::address::{ForwardedHeader, TrustedProxies};
-use std::sync::{Arc, RwLock};
-
 use activity::evidence::BrowserEvidence;
 use activity::past::{FromSeed, PastKeys};
-use activity::ratchet::DayKeys;
 use activity::{Counter, Rules, RulesConfig, StoreName, TokenKeys, VisitorKey};
 
-use crate::day_keys::KeptDayKeys;
 use crate::import_keys::ImportDayKeys;
 use anyhow::Context as _;
 use clap::Args;
@@ -131,15 +128,7 @@ pub enum TokenKeyScheme {
     Static,
 }
 
-/// The keys a command counts with, and the kept day keys to turn at
-/// midnight (when there are any).
-#[derive(Debug)]
-pub struct SiteKeys {
-    /// What the counter reads.
-    pub keys: TokenKeys,
-    /// The day keys kept in the data folder.
-    pub kept: Option<KeptDayKeys>,
-}
+pub use whocomes::keys::{SiteKeys, random_key};
 
 /// A CIDR range, or a single address (as /32 or /128).
 fn parse_network(text: &str) -> Result<IpNet, String> {
@@ -231,7 +220,8 @@ impl CountingArgs {
             return Ok(None);
         }
         let data_dir = data_dir.unwrap_or(Path::new("."));
-        crate::key::site_key(self.key.as_deref(), self.key_file.as_deref(), data_dir).map(Some)
+        whocomes::keys::site_key::site_key(self.key.as_deref(), self.key_file.as_deref(), data_dir)
+            .map(Some)
     }
 
     /// The keys these flags describe. With a data folder, day keys are
@@ -245,37 +235,7 @@ impl CountingArgs {
                 kept: None,
             }));
         }
-        let seed = self.seed()?;
-        let today = chrono::Utc::now().date_naive();
-        // Live hits are of today or yesterday; another day only if the
-        // clock jumps. With a seed, that day's own key; without, this run's.
-        let past: Arc<dyn PastKeys> = match &seed {
-            Some(seed) => Arc::new(FromSeed::new(seed).context("--key / WHOCOMES_KEY")?),
-            None => Arc::new(ThisRunOnly(random_key()?)),
-        };
-        match data_dir {
-            Some(data_dir) => {
-                let kept = KeptDayKeys::open(seed, data_dir, today)?;
-                Ok(Some(SiteKeys {
-                    keys: TokenKeys::Ratchet {
-                        keys: kept.keys.clone(),
-                        past,
-                    },
-                    kept: Some(kept),
-                }))
-            }
-            None => Ok(seed
-                .map(|seed| DayKeys::seed(&seed, today))
-                .transpose()
-                .context("--key / WHOCOMES_KEY")?
-                .map(|keys| SiteKeys {
-                    keys: TokenKeys::Ratchet {
-                        keys: Arc::new(RwLock::new(keys)),
-                        past,
-                    },
-                    kept: None,
-                })),
-        }
+        whocomes::keys::live_day_keys(self.seed()?, data_dir)
     }
 
     /// The seed given with `--key` or `--key-file`, if any.
@@ -356,21 +316,4 @@ fn read_key_bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
         path.display()
     );
     Ok(bytes)
-}
-
-/// The key of a day the live day keys do not make, for this run only.
-#[derive(Debug)]
-struct ThisRunOnly(VisitorKey);
-
-impl PastKeys for ThisRunOnly {
-    fn key(&self, _day: chrono::NaiveDate) -> VisitorKey {
-        self.0.clone()
-    }
-}
-
-/// A key nobody else has: 32 random bytes from the operating system.
-pub fn random_key() -> anyhow::Result<VisitorKey> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|error| anyhow::anyhow!("no random bytes: {error}"))?;
-    Ok(VisitorKey::from_bytes(bytes.to_vec())?)
 }

@@ -103,7 +103,7 @@ impl ImportDayKeys {
             .filter(|(day, _)| **day >= kept.oldest_kept)
             .map(|(day, (material, _))| format!("{day} {}\n", hex::encode(material)))
             .collect();
-        crate::private_file::replace(&self.path, text.as_bytes())
+        whocomes::keys::private_file::replace(&self.path, text.as_bytes())
             .with_context(|| format!("cannot write the import keys {}", self.path.display()))
     }
 }

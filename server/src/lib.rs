@@ -7,20 +7,17 @@
 //! - [`import`] — `whocomes import`: access logs replayed through the same rules;
 //! - [`demo`] — `whocomes demo`: a made-up history, imported into a store of its own;
 //! - [`export`] — `whocomes export`: what a store holds, as JSON or CSV;
-//! - [`key`] — the site's secret key: given, read, or made once (kept as hex);
-//! - [`day_keys`] — the live day keys kept in the data folder, turned daily;
 //! - [`import_keys`] — the keys imports count each day with, kept while the
 //!   day's visitor rows live;
-//! - [`storage`] — the store flags, and opening the store they name;
-//! - [`reconnect`] — a stand-in for a store that is not there yet;
+//! - [`storage`] — the store flags (opening the store they name is the
+//!   `whocomes` library's, as are the day keys and the stop on a signal);
 //! - [`startup`] — [`Application::build`] binds the listener and assembles
 //!   the router; tests start the real app through it on port 0;
 //! - [`routes`] — which path goes to the Leptos app, the JSON API or a file;
 //! - [`connections`] — accepting connections: the cap, the timeouts, the stop;
 //! - [`headers`] — the security headers on every answer;
 //! - [`revalidate`] — the page's files asked for again on every visit;
-//! - [`shutdown`] — stopping on SIGTERM / Ctrl-C;
-//! - `api` — the site's JSON route; `private_file` — writing owner-only files;
+//! - `api` — the site's JSON route;
 //! - [`telemetry`] — logging.
 #![forbid(unsafe_code)]
 
@@ -30,24 +27,18 @@ pub mod cli;
 pub mod connections;
 pub mod counting;
 pub mod data_folder;
-pub mod day_keys;
 pub mod demo;
 pub mod explain;
 pub mod export;
 pub mod headers;
 pub mod import;
 pub mod import_keys;
-pub mod key;
 pub mod precompress;
-mod private_file;
-pub mod reconnect;
 pub mod revalidate;
 pub mod routes;
-pub mod shutdown;
 pub mod startup;
 pub mod storage;
 pub mod telemetry;
-pub mod watched_file;
 
 mod api;
 

@@ -64,7 +64,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
         Command::Explain(args) => explain(args),
         Command::Import(args) => {
             let tally = if args.follow {
-                server::import::follow::follow(&args, server::shutdown::signal()).await?
+                server::import::follow::follow(&args, whocomes::signal()).await?
             } else {
                 server::import::import(&args).await?
             };

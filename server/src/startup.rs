@@ -19,7 +19,7 @@ use tokio::net::TcpListener;
 
 use crate::cli::ServeArgs;
 use crate::connections::ConnectionArgs;
-use crate::{connections, headers, routes, shutdown};
+use crate::{connections, headers, routes};
 
 /// The file name wasm-bindgen's output is given (`pkg/whocomes.js`,
 /// `pkg/whocomes.wasm`, `pkg/whocomes.css`): the `name` of the
@@ -162,14 +162,15 @@ impl Application {
             Ok(site) => {
                 let site = site.context("a site key is always given or made in the data folder")?;
                 if let Some(kept) = site.kept {
-                    kept.keep_turning();
+                    // Turns for as long as the process runs.
+                    drop(kept.keep_turning());
                 }
                 (site.keys, None)
             }
             Err(error) => {
                 let reason = format!("not counting: {error:#}");
                 tracing::error!("{reason}; the site is served all the same");
-                let stand_in = TokenKeys::Static(crate::counting::random_key()?);
+                let stand_in = TokenKeys::Static(whocomes::keys::random_key()?);
                 (stand_in, Some(reason))
             }
         };
@@ -251,7 +252,7 @@ impl Application {
     /// (The signal handlers are installed when this is called, before the
     /// returned future is first polled.)
     pub fn run_until_stopped(self) -> impl Future<Output = std::io::Result<()>> {
-        self.run_until(shutdown::signal())
+        self.run_until(whocomes::signal())
     }
 
     /// Serves until `stop` completes, lets requests in flight finish (for

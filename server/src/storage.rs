@@ -8,14 +8,9 @@ use std::time::Duration;
 
 use activity::StoreName;
 use activity::recording::RecorderConfig;
-use activity::store::{ActivityStore, NullStore, Retention};
-use activity_cosmos::CosmosStore;
-use activity_postgres::PostgresStore;
-use activity_sqlite::SqliteStore;
+use activity::store::{ActivityStore, Retention};
 
 use crate::counting::StoreNameArg;
-use crate::reconnect::{Opener, ReconnectingStore};
-use axum::extract::ConnectInfo;
 use clap::Args;
 
 /// How many days hourly rows are kept unless `--hour-days` says otherwise.
@@ -103,11 +98,7 @@ impl RecorderArgs {
             max_pending_rows: self.max_pending_rows.max(1),
             max_batch_hits: self.max_batch_hits.max(1),
             paths_per_hour: usize::try_from(self.paths_per_hour).unwrap_or(usize::MAX),
-            peer_address: |extensions| {
-                extensions
-                    .get::<ConnectInfo<std::net::SocketAddr>>()
-                    .map(|info| info.0.ip())
-            },
+            peer_address: whocomes::connect_info,
             ..RecorderConfig::default()
         }
     }
@@ -140,7 +131,10 @@ fn parse_read_store(text: &str) -> Result<ReadStore, String> {
         || url.starts_with("postgresql://")
         || activity_cosmos::Location::is_cosmos(url))
     {
-        return Err("the URL must start with sqlite:, postgres:// or cosmos+https://".to_owned());
+        return Err(format!(
+            "the URL must start with {}",
+            whocomes::stores::SCHEMES
+        ));
     }
     Ok(ReadStore {
         name,
@@ -148,27 +142,7 @@ fn parse_read_store(text: &str) -> Result<ReadStore, String> {
     })
 }
 
-/// The kinds of store a URL can name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StoreKind {
-    /// `sqlite://…`
-    Sqlite,
-    /// `postgres://…` or `postgresql://…`
-    Postgres,
-    /// `cosmos+https://…` (or the emulator's `cosmos+emulator://…`, in tests)
-    Cosmos,
-}
-
-impl StoreKind {
-    /// The default store name for this kind.
-    pub fn default_name(self) -> &'static str {
-        match self {
-            Self::Sqlite => "sqlite",
-            Self::Postgres => "postgres",
-            Self::Cosmos => "cosmos",
-        }
-    }
-}
+pub use whocomes::stores::StoreKind;
 
 impl StoreArgs {
     /// The store URL: the one given, or the SQLite file in the data folder.
@@ -180,16 +154,7 @@ impl StoreArgs {
 
     /// The kind of store the URL names (`None`: a scheme whocomes does not know).
     pub fn kind(&self) -> Option<StoreKind> {
-        let url = self.url();
-        if url.starts_with("sqlite:") {
-            Some(StoreKind::Sqlite)
-        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            Some(StoreKind::Postgres)
-        } else if activity_cosmos::Location::is_cosmos(&url) {
-            Some(StoreKind::Cosmos)
-        } else {
-            None
-        }
+        StoreKind::of(&self.url())
     }
 
     /// How long rows are kept.
@@ -203,32 +168,7 @@ impl StoreArgs {
     /// Opens the store once, or says why it cannot (for commands that read
     /// a store and have no site to keep serving).
     pub async fn open_once(&self, name: StoreName) -> Result<Arc<dyn ActivityStore>, String> {
-        match self.kind() {
-            Some(StoreKind::Sqlite) => {
-                std::fs::create_dir_all(&self.data_dir).map_err(|error| {
-                    format!(
-                        "cannot create the data folder {}: {error}",
-                        self.data_dir.display()
-                    )
-                })?;
-                SqliteStore::open(&self.url(), name, self.retention())
-                    .await
-                    .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
-                    .map_err(|error| error.to_string())
-            }
-            Some(StoreKind::Postgres) => PostgresStore::open(&self.url(), name, self.retention())
-                .await
-                .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
-                .map_err(|error| error.to_string()),
-            Some(StoreKind::Cosmos) => CosmosStore::open(&self.url(), name, self.retention())
-                .await
-                .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
-                .map_err(|error| error.to_string()),
-            None => Err(
-                "the store URL must start with sqlite://, postgres:// or cosmos+https://"
-                    .to_owned(),
-            ),
-        }
+        whocomes::stores::open_once(&self.url(), name, self.retention()).await
     }
 
     /// Opens the stores read besides this one (each as [`open`](Self::open) does).
@@ -251,38 +191,9 @@ impl StoreArgs {
             .or(self.kind().map_or("sqlite", StoreKind::default_name))
     }
 
-    /// Opens the store. If it cannot be opened now, the site still serves:
-    /// a stand-in keeps nothing and says why, and the store is tried again
-    /// in the background until it answers.
-    /// A SQLite store's file is watched: removed or replaced while the
-    /// server runs, it is opened again (see [`ReconnectingStore`]).
+    /// Opens the store for a site that serves on whatever the store does
+    /// (see [`whocomes::stores::open`]: reconnecting, a SQLite file watched).
     pub async fn open(&self, name: StoreName) -> Arc<dyn ActivityStore> {
-        let args = self.clone();
-        let retry_name = name.clone();
-        let opener: Opener = Arc::new(move || {
-            let args = args.clone();
-            let name = retry_name.clone();
-            Box::pin(async move { args.open_once(name).await })
-        });
-        match self.open_once(name.clone()).await {
-            Ok(store) => match self.kind().and_then(|_| self.sqlite_file()) {
-                Some(file) => ReconnectingStore::watching(store, file, opener),
-                None => store,
-            },
-            Err(reason) => {
-                tracing::error!(%reason, "cannot open the store; keeping nothing until it answers");
-                if self.kind().is_none() {
-                    return Arc::new(NullStore::new(name, format!("keeping nothing: {reason}")));
-                }
-                ReconnectingStore::start(name, reason, opener, Duration::from_secs(5))
-            }
-        }
-    }
-
-    /// The SQLite file the store URL names (`None` for another engine).
-    fn sqlite_file(&self) -> Option<PathBuf> {
-        (self.kind() == Some(StoreKind::Sqlite))
-            .then(|| activity_sqlite::file_of(&self.url()))
-            .flatten()
+        whocomes::stores::open(&self.url(), name, self.retention()).await
     }
 }

@@ -28,10 +28,14 @@ use crate::recorder_stats::RecorderStats;
 use crate::rows::Seen;
 
 /// Finds the connection's peer address in a request's extensions. With
-/// axum: `|ext| ext.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())`.
+/// axum: `|ext| ext.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())`
+/// (the `whocomes` crate's builder sets exactly that).
 pub type PeerAddress = fn(&http::Extensions) -> Option<IpAddr>;
 
 /// The default [`PeerAddress`]: a `std::net::SocketAddr` in the extensions.
+/// axum keeps its peer as `ConnectInfo<SocketAddr>` instead, which this
+/// crate cannot name: a request without a peer is counted all the same
+/// (under no network), and the layer says so in the log once.
 pub fn socket_addr_extension(extensions: &http::Extensions) -> Option<IpAddr> {
     extensions
         .get::<std::net::SocketAddr>()
@@ -50,6 +54,8 @@ struct Shared {
     stats: Arc<RecorderStats>,
     peer: PeerAddress,
     files_seen: FilesSeen,
+    /// Whether a request without a peer address has been said in the log.
+    no_peer_said: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for ActivityLayer {
@@ -72,6 +78,7 @@ impl ActivityLayer {
                 stats,
                 peer,
                 files_seen: FilesSeen::new(),
+                no_peer_said: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -258,6 +265,9 @@ impl Shared {
             sec_purpose: purpose.as_deref(),
         };
         let peer = (self.peer)(request.extensions());
+        if peer.is_none() {
+            self.say_no_peer();
+        }
         if (!view.x_forwarded_for.is_empty() || !view.forwarded.is_empty())
             && self.counter.trusts_no_proxy()
             && peer.is_some_and(is_local)
@@ -283,6 +293,21 @@ impl Shared {
         }
         self.queue_decision(&mut pending);
         None
+    }
+
+    /// Says once that requests come without their peer address: each is
+    /// still counted, but every such visitor shares one unknown network and
+    /// loopback (the site's own reads) cannot be told.
+    #[cold]
+    fn say_no_peer(&self) {
+        if !self
+            .no_peer_said
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            tracing::warn!(
+                "a request came without its peer address: it is counted, but visitors cannot be told apart by network and the site's own reads are not recognised; with axum, serve with `into_make_service_with_connect_info::<SocketAddr>()` and read `ConnectInfo` (the `whocomes` builder does both), or set `RecorderConfig::peer_address`"
+            );
+        }
     }
 
     /// Completes a waiting decision with the answer's status and queues it.

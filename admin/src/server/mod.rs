@@ -26,6 +26,7 @@ mod edge;
 mod layer;
 pub mod origin;
 pub mod overview;
+mod page;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;

@@ -26,7 +26,7 @@ use activity::summary::DaySummary;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::watched_file::FileWatch;
+use super::watched_file::FileWatch;
 
 /// Opens the real store, or says why it cannot.
 pub type Opener = Arc<

@@ -34,7 +34,7 @@ impl KeptDayKeys {
     /// Opens (or seeds, on first start) the day keys of `data_dir`, turned to `today`.
     pub fn open(seed: Option<Vec<u8>>, data_dir: &Path, today: NaiveDate) -> anyhow::Result<Self> {
         let path = state_path(data_dir);
-        let legacy = crate::key::key_path(data_dir);
+        let legacy = crate::keys::site_key::key_path(data_dir);
         let keys = if path.exists() {
             if seed.is_some() {
                 tracing::warn!(
@@ -51,7 +51,9 @@ impl KeptDayKeys {
         } else {
             let (seed, from_legacy) = match seed {
                 Some(seed) => (seed, false),
-                None if legacy.exists() => (crate::key::read_generated_key(&legacy)?, true),
+                None if legacy.exists() => {
+                    (crate::keys::site_key::read_generated_key(&legacy)?, true)
+                }
                 None => (random_seed()?, false),
             };
             let keys = DayKeys::seed(&seed, today).context("the seed is empty")?;
@@ -89,8 +91,9 @@ impl KeptDayKeys {
         write_state(&self.path, &state)
     }
 
-    /// Turns the keys every minute, for as long as the process runs.
-    pub fn keep_turning(self) {
+    /// Turns the keys every minute, until the task returned is aborted or
+    /// the process ends.
+    pub fn keep_turning(self) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
             let mut every = tokio::time::interval(Duration::from_secs(60));
             loop {
@@ -99,7 +102,7 @@ impl KeptDayKeys {
                     tracing::error!("{error:#}");
                 }
             }
-        });
+        })
     }
 }
 
@@ -111,7 +114,7 @@ fn random_seed() -> anyhow::Result<Vec<u8>> {
 
 /// Writes the state whole, owner-only.
 fn write_state(path: &Path, keys: &DayKeys) -> anyhow::Result<()> {
-    crate::private_file::replace(path, keys.to_state().as_bytes())
+    crate::keys::private_file::replace(path, keys.to_state().as_bytes())
         .with_context(|| format!("cannot write the day keys {}", path.display()))
 }
 
@@ -126,11 +129,14 @@ mod tests {
     #[test]
     fn the_file_forgets_old_keys_and_the_old_key_file_goes() {
         let folder = tempfile::tempdir().expect("a folder");
-        std::fs::write(crate::key::key_path(folder.path()), b"an old static key\n")
-            .expect("written");
+        std::fs::write(
+            crate::keys::site_key::key_path(folder.path()),
+            b"an old static key\n",
+        )
+        .expect("written");
         let kept = KeptDayKeys::open(None, folder.path(), day(10)).expect("opens");
         assert!(
-            !crate::key::key_path(folder.path()).exists(),
+            !crate::keys::site_key::key_path(folder.path()).exists(),
             "the old key is deleted"
         );
         let seeded = DayKeys::seed(b"an old static key", day(10)).expect("a seed");

@@ -1,0 +1,215 @@
+//! The README's embedding code, built as a stranger builds it: a crate of
+//! its own outside the workspace (depending on `whocomes` by path, on
+//! axum and tokio from crates.io), served, visited, stopped with SIGTERM.
+//!
+//! Two people come through the trusted proxy (each a page and its icon),
+//! the site reads itself from loopback, the tab is read at `/stats`; after
+//! SIGTERM the store holds two people, one own read and every hit.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use activity::report::{VisitorKind, visitor_kind};
+use activity::store::{ActivityStore as _, Retention};
+
+const CHROME: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+const PAGE: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+const ICON: &str = "image/avif,image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5";
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The README's block after its embedding marker.
+fn readme_code() -> String {
+    let readme = std::fs::read_to_string(workspace().join("README.md")).expect("the README");
+    let start = readme
+        .find("<!-- embed:start")
+        .expect("the README marks its embedding code");
+    readme[start..]
+        .split_once("```rust\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(code, _)| code.to_owned())
+        .expect("a rust block after the marker")
+}
+
+/// The README shows the example's own code (which the workspace builds and
+/// lints), in under 30 lines.
+#[test]
+fn the_readme_shows_the_examples_code() {
+    let code = readme_code();
+    let example =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/main.rs"))
+            .expect("the example");
+    assert_eq!(
+        code, example,
+        "README.md's embedding block and examples/embed/src/main.rs differ"
+    );
+    assert!(code.lines().count() < 30, "{} lines", code.lines().count());
+}
+
+/// A stranger's crate with the README's code, built in a target folder of
+/// its own (kept under the workspace's `target/`, so a second run is quick).
+fn build_stranger(folder: &Path) -> PathBuf {
+    let whocomes = workspace()
+        .join("whocomes")
+        .canonicalize()
+        .expect("the crate");
+    std::fs::create_dir_all(folder.join("src")).expect("a crate folder");
+    std::fs::write(
+        folder.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"my-site\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+             [dependencies]\nwhocomes = {{ path = {whocomes:?} }}\naxum = \"0.8\"\n\
+             tokio = {{ version = \"1\", features = [\"full\"] }}\n\n[workspace]\n"
+        ),
+    )
+    .expect("its manifest");
+    // The workspace's versions, as a stranger's lock would take them today.
+    std::fs::copy(workspace().join("Cargo.lock"), folder.join("Cargo.lock")).expect("a lock");
+    std::fs::write(folder.join("src/main.rs"), readme_code()).expect("its code");
+    let target = workspace().join("target/stranger");
+    let built = Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "--manifest-path"])
+        .arg(folder.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
+        .status()
+        .expect("cargo runs");
+    assert!(
+        built.success(),
+        "the README's code builds as a crate of its own"
+    );
+    target.join("debug/my-site")
+}
+
+fn free_address() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    listener.local_addr().expect("an address").to_string()
+}
+
+async fn visit(
+    client: &reqwest::Client,
+    url: &str,
+    forwarded: Option<&str>,
+    agent: &str,
+    accept: &str,
+) {
+    let mut request = client
+        .get(url)
+        .header("user-agent", agent)
+        .header("accept", accept);
+    if let Some(address) = forwarded {
+        request = request.header("x-forwarded-for", address);
+    }
+    let answer = request.send().await.expect("answers");
+    assert_eq!(answer.status(), 200, "{url}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_readmes_app_counts_people_and_its_own_reads_and_keeps_every_hit_on_sigterm() {
+    let folder = tempfile::tempdir().expect("a folder");
+    let binary = build_stranger(&folder.path().join("my-site"));
+    let address = free_address();
+    let mut site = Command::new(&binary)
+        .current_dir(folder.path())
+        .env("ADDRESS", &address)
+        .env("SITE_KEY", "a seed of the test's")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the site starts");
+    let base = format!("http://{address}");
+    let client = reqwest::Client::new();
+    let started = Instant::now();
+    // Polled from loopback: a file of the site reading itself, not a hit.
+    while client
+        .get(format!("{base}/favicon.ico"))
+        .send()
+        .await
+        .is_err()
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the site never listened"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    for (person, agent) in [("198.51.100.7", CHROME), ("203.0.113.9", FIREFOX)] {
+        visit(&client, &format!("{base}/"), Some(person), agent, PAGE).await;
+        visit(
+            &client,
+            &format!("{base}/favicon.ico"),
+            Some(person),
+            agent,
+            ICON,
+        )
+        .await;
+    }
+    visit(&client, &format!("{base}/"), None, FIREFOX, PAGE).await;
+    let tab = client
+        .get(format!("{base}/stats"))
+        .header("user-agent", FIREFOX)
+        .send()
+        .await
+        .expect("the tab answers");
+    assert_eq!(tab.status(), 200);
+    let tab = tab.text().await.expect("its page");
+    assert!(tab.contains("Who comes"), "the tab's heading");
+    assert!(tab.contains("<svg"), "the chart, drawn on the server");
+
+    // Stopped as systemd and containers stop it: SIGTERM, within the
+    // writer's interval (10 s), so nothing is written unless the stop does.
+    let terminated = Command::new("kill")
+        .args(["-TERM", &site.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(terminated.success());
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = site.try_wait().expect("waits") {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the site did not stop on SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut site.stderr.take().expect("its log"), &mut log)
+        .expect("read");
+    assert!(status.success(), "{status}: {log}");
+    assert!(log.contains("stopped: 3 hits written"), "{log}");
+
+    let file = folder.path().join("data/activity.db");
+    let store = activity_sqlite::SqliteStore::open(
+        &format!("sqlite://{}", file.display()),
+        activity::StoreName::parse("sqlite").expect("a name"),
+        Retention::default(),
+    )
+    .await
+    .expect("the site's store");
+    let days = store
+        .visitors_since(chrono::Utc::now().date_naive() - chrono::Days::new(1))
+        .await
+        .expect("its visitor-days");
+    let kinds: Vec<VisitorKind> = days
+        .iter()
+        .map(|day| visitor_kind(day.requests, day.bots, day.self_reads, day.evidence))
+        .collect();
+    let count = |kind| kinds.iter().filter(|k| **k == kind).count();
+    assert_eq!(count(VisitorKind::Person), 2, "two people: {days:?}");
+    assert_eq!(count(VisitorKind::SelfRead), 1, "one own read: {days:?}");
+    assert_eq!(days.len(), 3, "{days:?}");
+    let hours = store
+        .hours_since(chrono::DateTime::UNIX_EPOCH)
+        .await
+        .expect("its hours");
+    let requests: u64 = hours.iter().map(|hour| hour.requests).sum();
+    assert_eq!(
+        requests, 3,
+        "two people's pages and the own read's: {hours:?}"
+    );
+}

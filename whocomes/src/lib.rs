@@ -1,0 +1,56 @@
+//! # whocomes — a privacy-first visit counter, in your axum app
+//!
+//! One builder gives an app what the `whocomes` binary has: the counting
+//! layer, the Admin tab at a path of the app's choosing, and a stop that
+//! writes every hit. Its defaults are the binary's: day keys that forget,
+//! kept in the data folder; the peer address from axum's `ConnectInfo`;
+//! the store opened from a URL, reconnecting, a SQLite file watched.
+//!
+//! ```no_run
+//! use axum::{Router, routing::get};
+//! use whocomes::Whocomes;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let whocomes = Whocomes::builder()
+//!     .data_dir("data")
+//!     .tab_path("/stats")
+//!     .trusted_proxies(["127.0.0.1/32".parse()?])
+//!     .build()
+//!     .await?;
+//! let app = Router::new().route("/", get(|| async { "Hello" }));
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+//! // Serves until SIGTERM or Ctrl-C, then writes every hit.
+//! whocomes.serve(listener, app).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! - [`Builder`] — the settings, and [`Builder::build`];
+//! - [`Whocomes`] — the layer, the tab's router, the stop;
+//! - [`stores`] — a store opened from its URL (the binary's `--store-url`);
+//! - [`keys`] — the day keys, kept in the data folder;
+//! - [`signal`] — SIGTERM or Ctrl-C.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod builder;
+mod error;
+pub mod keys;
+mod peer;
+mod shutdown;
+mod site;
+pub mod stores;
+
+pub use builder::Builder;
+pub use error::BuildError;
+pub use peer::connect_info;
+pub use shutdown::signal;
+pub use site::Whocomes;
+
+// What the builder's settings take, so an app needs no other crate to
+// name them.
+pub use activity::address::{ForwardedHeader, TrustedProxies};
+pub use activity::funnel::FunnelStep;
+pub use activity::recording::{RecorderConfig, StatsSnapshot};
+pub use activity::store::Retention;
+pub use activity::{RulesConfig, StoreName};
+pub use ipnet::IpNet;

@@ -1,0 +1,135 @@
+//! [`Whocomes`]: whocomes, set up and running in an app — the counting
+//! layer to put in front of the app, the Admin tab's router, and the stop
+//! that writes every hit before the process ends.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use activity::recording::{ActivityLayer, RecorderStats, StatsSnapshot, WriterHandle};
+use activity::store::ActivityStore;
+use admin::server::Admin;
+use tokio::task::JoinHandle;
+
+use crate::Builder;
+
+/// whocomes in an app: made by [`Whocomes::builder`].
+///
+/// Serve the app with [`serve`](Self::serve) (it does all of the below), or
+/// wire it yourself: put [`layer`](Self::layer) in front of the app, merge
+/// [`tab_router`](Self::tab_router), serve with
+/// `into_make_service_with_connect_info::<SocketAddr>()`, and once the
+/// server has stopped (on [`signal`](crate::signal): SIGTERM or Ctrl-C),
+/// await [`shutdown`](Self::shutdown).
+pub struct Whocomes {
+    layer: ActivityLayer,
+    admin: Admin,
+    tab_path: String,
+    store: Arc<dyn ActivityStore>,
+    writer: WriterHandle,
+    turning: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Whocomes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Whocomes")
+            .field("tab_path", &self.tab_path)
+            .field("store", &self.store.name())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Whocomes {
+    /// Starts setting whocomes up, with the binary's defaults.
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    pub(crate) fn new(
+        layer: ActivityLayer,
+        admin: Admin,
+        tab_path: String,
+        store: Arc<dyn ActivityStore>,
+        writer: WriterHandle,
+        turning: Option<JoinHandle<()>>,
+    ) -> Self {
+        Self {
+            layer,
+            admin,
+            tab_path,
+            store,
+            writer,
+            turning,
+        }
+    }
+
+    /// The counting layer: put it in front of everything the app serves
+    /// (outermost, so that every request passes it once).
+    pub fn layer(&self) -> ActivityLayer {
+        self.layer.clone()
+    }
+
+    /// The Admin tab at its path (server-rendered: the charts read without
+    /// JavaScript), with its server functions and exports; merge it into
+    /// the app's router.
+    pub fn tab_router(&self) -> axum::Router {
+        self.admin.router(&self.tab_path)
+    }
+
+    /// Where the tab is served.
+    pub fn tab_path(&self) -> &str {
+        &self.tab_path
+    }
+
+    /// The tab's state (the stores it reads, the sign-in).
+    pub fn admin(&self) -> &Admin {
+        &self.admin
+    }
+
+    /// The store hits are written to.
+    pub fn store(&self) -> Arc<dyn ActivityStore> {
+        self.store.clone()
+    }
+
+    /// What the writer has queued, dropped and written so far.
+    pub fn stats(&self) -> Arc<RecorderStats> {
+        self.writer.stats()
+    }
+
+    /// Serves `app` with the tab and counting on `listener` until SIGTERM
+    /// or Ctrl-C, lets requests in flight finish, then writes every hit
+    /// (see [`shutdown`](Self::shutdown)).
+    pub async fn serve(
+        self,
+        listener: tokio::net::TcpListener,
+        app: axum::Router,
+    ) -> std::io::Result<StatsSnapshot> {
+        let app = app.merge(self.tab_router()).layer(self.layer());
+        let stop = crate::signal();
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(stop)
+        .await?;
+        Ok(self.shutdown().await)
+    }
+
+    /// Writes every hit still queued or pending into the store and closes
+    /// it. Call it once the server has stopped serving: a hit offered after
+    /// this is dropped and counted.
+    pub async fn shutdown(self) -> StatsSnapshot {
+        if let Some(turning) = self.turning {
+            turning.abort();
+        }
+        let stats = self.writer.finish().await;
+        tracing::info!(
+            written = stats.written,
+            rows = stats.rows_written,
+            dropped = stats.dropped,
+            lost = stats.lost,
+            "activity written"
+        );
+        self.store.close().await;
+        stats
+    }
+}
