@@ -274,21 +274,10 @@ impl Application {
             SHUTDOWN_GRACE,
         )
         .await;
-        // The server has stopped (a request it gave up waiting for may still
-        // hold a sender): the writer closes its queue, drains what is left
-        // and ends.
-        let stats = self.writer.finish().await;
-        tracing::info!(
-            written = stats.written,
-            rows = stats.rows_written,
-            dropped = stats.dropped,
-            lost = stats.lost,
-            "activity written"
-        );
-        self.store.close().await;
-        for store in &self.read_stores {
-            store.close().await;
-        }
+        let stores: Vec<_> = std::iter::once(self.store)
+            .chain(self.read_stores)
+            .collect();
+        whocomes::write_and_close(self.writer, &stores).await;
         if let Some(serving) = self.serving {
             serving.stopped();
         }

@@ -206,9 +206,14 @@ impl Builder {
             ..AdminConfig::default()
         })?;
         let turning = site_keys.kept.map(keys::KeptDayKeys::keep_turning);
-        Ok(Whocomes::new(
-            layer, admin, tab_path, store, writer, turning,
-        ))
+        Ok(Whocomes {
+            layer,
+            admin,
+            tab_path,
+            store,
+            writer,
+            turning,
+        })
     }
 }
 

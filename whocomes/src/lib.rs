@@ -28,7 +28,7 @@
 //! - [`Whocomes`] — the layer, the tab's router, the stop;
 //! - [`stores`] — a store opened from its URL (the binary's `--store-url`);
 //! - [`keys`] — the day keys, kept in the data folder;
-//! - [`signal`] — SIGTERM or Ctrl-C.
+//! - [`signal`] — SIGTERM or Ctrl-C; [`write_and_close`] — what a stop does.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -43,7 +43,7 @@ pub mod stores;
 pub use builder::Builder;
 pub use error::BuildError;
 pub use peer::connect_info;
-pub use shutdown::signal;
+pub use shutdown::{signal, write_and_close};
 pub use site::Whocomes;
 
 // What the builder's settings take, so an app needs no other crate to

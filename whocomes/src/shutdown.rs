@@ -1,9 +1,38 @@
-//! When to stop: the first SIGTERM or Ctrl-C.
+//! When to stop, and what a stop does: the first SIGTERM or Ctrl-C
+//! ([`signal`]); once the server has stopped, every hit written and the
+//! stores closed ([`write_and_close`]).
 //!
-//! The server stops accepting connections when this future completes, and
-//! lets requests already in flight finish before the process exits.
+//! The server stops accepting connections when the signal's future
+//! completes, and lets requests already in flight finish before the
+//! process exits.
 
+use std::sync::Arc;
+
+use activity::recording::{StatsSnapshot, WriterHandle};
+use activity::store::ActivityStore;
 use tracing::{info, warn};
+
+/// Once the server has stopped (a request it gave up waiting for may still
+/// hold a sender): the writer closes its queue, writes what is queued and
+/// pending, and ends; then each of `stores` is closed. Says in the log what
+/// was written, dropped and lost.
+pub async fn write_and_close(
+    writer: WriterHandle,
+    stores: &[Arc<dyn ActivityStore>],
+) -> StatsSnapshot {
+    let stats = writer.finish().await;
+    info!(
+        written = stats.written,
+        rows = stats.rows_written,
+        dropped = stats.dropped,
+        lost = stats.lost,
+        "activity written"
+    );
+    for store in stores {
+        store.close().await;
+    }
+    stats
+}
 
 /// Listens for SIGTERM and Ctrl-C (SIGINT) from the moment it is called, and
 /// returns a future that completes on the first of them. Call it before

@@ -21,12 +21,13 @@ use crate::Builder;
 /// server has stopped (on [`signal`](crate::signal): SIGTERM or Ctrl-C),
 /// await [`shutdown`](Self::shutdown).
 pub struct Whocomes {
-    layer: ActivityLayer,
-    admin: Admin,
-    tab_path: String,
-    store: Arc<dyn ActivityStore>,
-    writer: WriterHandle,
-    turning: Option<JoinHandle<()>>,
+    pub(crate) layer: ActivityLayer,
+    pub(crate) admin: Admin,
+    pub(crate) tab_path: String,
+    pub(crate) store: Arc<dyn ActivityStore>,
+    pub(crate) writer: WriterHandle,
+    /// The day keys' turning task, stopped with the rest.
+    pub(crate) turning: Option<JoinHandle<()>>,
 }
 
 impl std::fmt::Debug for Whocomes {
@@ -42,24 +43,6 @@ impl Whocomes {
     /// Starts setting whocomes up, with the binary's defaults.
     pub fn builder() -> Builder {
         Builder::default()
-    }
-
-    pub(crate) fn new(
-        layer: ActivityLayer,
-        admin: Admin,
-        tab_path: String,
-        store: Arc<dyn ActivityStore>,
-        writer: WriterHandle,
-        turning: Option<JoinHandle<()>>,
-    ) -> Self {
-        Self {
-            layer,
-            admin,
-            tab_path,
-            store,
-            writer,
-            turning,
-        }
     }
 
     /// The counting layer: put it in front of everything the app serves
@@ -121,15 +104,6 @@ impl Whocomes {
         if let Some(turning) = self.turning {
             turning.abort();
         }
-        let stats = self.writer.finish().await;
-        tracing::info!(
-            written = stats.written,
-            rows = stats.rows_written,
-            dropped = stats.dropped,
-            lost = stats.lost,
-            "activity written"
-        );
-        self.store.close().await;
-        stats
+        crate::write_and_close(self.writer, &[self.store]).await
     }
 }

@@ -12,10 +12,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let whocomes = setup.build().await?;
     let app = Router::new()
-        .route(
-            "/",
-            get(|| async { Html("<link rel=icon href=/favicon.ico><h1>My site</h1>") }),
-        )
+        .route("/", get(|| async { Html("<h1>My site</h1>") }))
         .route("/favicon.ico", get(|| async { "" }));
     let address = std::env::var("ADDRESS").unwrap_or_else(|_| "127.0.0.1:3000".into());
     let listener = tokio::net::TcpListener::bind(address).await?;
