@@ -19,7 +19,7 @@ export type Overview = {
 
 /** The public overview of the server at `base` over the last `days` days. */
 export async function overview(request: APIRequestContext, base: string, days = 7): Promise<Overview> {
-  const answer = await request.post(`${base}/api/admin/overview`, { form: { days: String(days) } });
+  const answer = await request.post(`${base}/admin/api/overview`, { form: { days: String(days) } });
   expect(answer.ok(), `the overview of ${base} answers`).toBe(true);
   return (await answer.json()) as Overview;
 }

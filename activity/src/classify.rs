@@ -435,7 +435,14 @@ mod tests {
         );
         assert_eq!(count("GET", "/admin"), Counted::Not(Skip::Admin));
         assert_eq!(count("GET", "/admin/visitors"), Counted::Not(Skip::Admin));
-        assert_eq!(count("POST", "/api/admin/chart"), Counted::Not(Skip::Admin));
+        assert_eq!(
+            count("POST", "/admin/api/overview"),
+            Counted::Not(Skip::Admin)
+        );
+        assert_eq!(
+            count("POST", "/_whocomes/overview"),
+            Counted::Not(Skip::Admin)
+        );
         assert_eq!(
             count("OPTIONS", "/api/inventory"),
             Counted::Not(Skip::Preflight)

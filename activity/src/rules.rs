@@ -52,9 +52,12 @@ pub struct RulesConfig {
     pub root_file_extensions: Vec<String>,
     /// Path prefixes of root metadata (`/.well-known/…`); never counted.
     pub root_prefixes: Vec<String>,
-    /// The Admin tab's page and everything under it; never counted.
+    /// The Admin tab's page and everything under it (its functions and
+    /// exports are answered beside it, at `{admin_path}/api/…`); never counted.
     pub admin_path: String,
-    /// Path prefixes of the Admin tab's server functions and API routes; never counted.
+    /// Other path prefixes of the Admin tab; never counted. By default the
+    /// names its functions are registered under (`/_whocomes/`), which a
+    /// Leptos app's router lists and the tab's layer refuses.
     pub admin_prefixes: Vec<String>,
     /// Path prefixes of API routes and server functions (the rest are pages).
     pub api_prefixes: Vec<String>,
@@ -114,7 +117,7 @@ impl Default for RulesConfig {
             root_file_extensions: strings(&["txt", "xml"]),
             root_prefixes: strings(&["/.well-known/"]),
             admin_path: "/admin".to_owned(),
-            admin_prefixes: strings(&["/api/admin/"]),
+            admin_prefixes: strings(&["/_whocomes/"]),
             api_prefixes: strings(&["/api/"]),
             self_read_mark: "whocomes-SelfRead".to_owned(),
             loopback_is_self: true,

@@ -11,9 +11,10 @@ pub const RANGES: [u16; 4] = [7, 30, 90, 365];
 /// The range the tab opens with.
 pub const DEFAULT_RANGE: u16 = 30;
 
-/// Where the export downloads are served: under the admin API prefix, so
-/// the counter never counts them.
-pub const EXPORT_PREFIX: &str = "/api/admin/export/";
+/// Where the export downloads are served, beside the tab's functions:
+/// `{tab}/api/export/{file}` (under the tab's path, which the counter
+/// never counts).
+pub const EXPORTS: &str = "export/";
 
 /// The range a caller asked for, or the default when it is not one of [`RANGES`].
 pub fn range_or_default(days: u16) -> u16 {

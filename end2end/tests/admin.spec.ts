@@ -152,9 +152,9 @@ for (const target of targets) {
 
       // The visitor table: absent before signing in, refused to a direct call.
       await expect(page.locator('.visitor-table')).toHaveCount(0);
-      const direct = await request.post(`${base}/api/admin/visitors`, { form: { days: '30' } });
+      const direct = await request.post(`${base}/admin/api/visitors`, { form: { days: '30' } });
       expect(direct.status()).toBe(401);
-      const exportCall = await request.get(`${base}/api/admin/export/visitors.csv?range=30`);
+      const exportCall = await request.get(`${base}/admin/api/export/visitors.csv?range=30`);
       expect(exportCall.status()).toBe(401);
 
       // A wrong password fails; the right one opens the table.

@@ -129,12 +129,12 @@ test("the exports keep to the view's days", async ({ page }) => {
   await page.goto('/');
   await page.goto(`/admin?from=${day(3)}&to=${day(0)}`);
   const hours = page.locator('.exports a').first();
-  await expect(hours).toHaveAttribute('href', `/api/admin/export/hours.csv?from=${day(3)}&to=${day(0)}`);
+  await expect(hours).toHaveAttribute('href', `/admin/api/export/hours.csv?from=${day(3)}&to=${day(0)}`);
   const rows = (text: string) => text.split('\n').filter((line) => line.trim()).slice(1);
   const current = rows(await (await page.request.get((await hours.getAttribute('href'))!)).text());
   expect(current.length).toBeGreaterThan(0);
   for (const row of current) expect(row.split(',')[1] >= day(3)).toBe(true);
-  const past = await page.request.get(`/api/admin/export/hours.csv?from=${day(6)}&to=${day(1)}`);
+  const past = await page.request.get(`/admin/api/export/hours.csv?from=${day(6)}&to=${day(1)}`);
   expect(past.status()).toBe(200);
   for (const row of rows(await past.text())) {
     const hour = row.split(',')[1];

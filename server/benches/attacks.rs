@@ -112,7 +112,7 @@ async fn slow_clients(site: &Site) -> Vec<TcpStream> {
         let start: &[u8] = if n < 200 {
             b"GET /abo"
         } else {
-            b"POST /api/admin/sign-in HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\npass"
+            b"POST /admin/api/sign-in HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\npass"
         };
         stream.write_all(start).await.expect("writes");
         held.push(stream);
@@ -122,7 +122,7 @@ async fn slow_clients(site: &Site) -> Vec<TcpStream> {
 
 fn sign_in_flood(site: &Site, on: &Arc<AtomicBool>, sent: &Arc<AtomicU64>) {
     for attacker in 0..32u64 {
-        let url = format!("{}/api/admin/sign-in", site.url);
+        let url = format!("{}/admin/api/sign-in", site.url);
         let (on, sent) = (on.clone(), sent.clone());
         tokio::spawn(async move {
             let client = reqwest::Client::new();

@@ -80,6 +80,9 @@ fn admin_tab(
             .then(crate::demo::store_name)
             .transpose()
             .context("the demo store's name")?,
+        // The app's route for the tab (app::pages), where the counter's
+        // `admin_path` is too.
+        path: Some(admin::server::DEFAULT_PATH.to_owned()),
     })
     .context("the Admin tab cannot be set up")?;
     Ok(admin)

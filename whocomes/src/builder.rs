@@ -203,6 +203,7 @@ impl Builder {
             private: self.private,
             proxies,
             funnel: self.funnel,
+            path: Some(tab_path.clone()),
             ..AdminConfig::default()
         })?;
         let turning = site_keys.kept.map(keys::KeptDayKeys::keep_turning);

@@ -55,7 +55,7 @@ impl Whocomes {
     /// JavaScript), with its server functions and exports; merge it into
     /// the app's router.
     pub fn tab_router(&self) -> axum::Router {
-        self.admin.router(&self.tab_path)
+        self.admin.router()
     }
 
     /// Where the tab is served.

@@ -1,9 +1,13 @@
-//! [`AdminLayer`]: hands [`Admin`] to the tab's server functions (as a
-//! request extension) and answers the export downloads itself:
-//! `GET {EXPORT_PREFIX}hours.csv|json?range=N` (public unless private) and
-//! `GET {EXPORT_PREFIX}visitors.csv|json?range=N` (signed in only), or
-//! `?from=YYYY-MM-DD&to=YYYY-MM-DD` for the tab's custom range. A
-//! request that changes something and comes from another site is refused.
+//! [`AdminLayer`]: answers everything beside the tab, at `{tab}/api/…`:
+//! its server functions (`{tab}/api/{name}`, handed [`Admin`] as a request
+//! extension) and the export downloads,
+//! `GET {tab}/api/export/hours.csv|json?range=N` (public unless private) and
+//! `GET {tab}/api/export/visitors.csv|json?range=N` (signed in only), or
+//! `?from=YYYY-MM-DD&to=YYYY-MM-DD` for the tab's custom range. A call
+//! that changes something and comes from another site is refused. The
+//! functions' registered paths (`/_whocomes/…`, which a Leptos app's
+//! routes list) answer nothing. Every other request passes on with
+//! [`Admin`] in its extensions, for the tab's page as the app renders it.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -18,8 +22,9 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use super::Admin;
-use super::origin::{FUNCTIONS, cross_site};
-use crate::model::EXPORT_PREFIX;
+use super::origin::cross_site;
+use crate::api::client::INTERNAL;
+use crate::model::EXPORTS;
 use crate::span::Span;
 use reading::{ExportError, ExportFormat, Rows};
 
@@ -51,11 +56,10 @@ pub struct AdminService<S> {
     admin: Admin,
 }
 
-impl<S, B> Service<http::Request<B>> for AdminService<S>
+impl<S> Service<http::Request<Body>> for AdminService<S>
 where
-    S: Service<http::Request<B>, Response = Response, Error = Infallible>,
+    S: Service<http::Request<Body>, Response = Response, Error = Infallible>,
     S::Future: Send + 'static,
-    B: Send + 'static,
 {
     type Response = Response;
     type Error = Infallible;
@@ -65,27 +69,27 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
-        if let Some(file) = request.uri().path().strip_prefix(EXPORT_PREFIX) {
-            let admin = self.admin.clone();
-            let file = file.to_owned();
-            let (parts, _) = request.into_parts();
-            return Box::pin(async move { Ok(export(&admin, &file, &parts).await) });
-        }
-        let writes = !matches!(*request.method(), http::Method::GET | http::Method::HEAD);
-        if writes && request.uri().path().starts_with(FUNCTIONS) && cross_site(request.headers()) {
+    fn call(&mut self, mut request: http::Request<Body>) -> Self::Future {
+        if request.uri().path().starts_with(INTERNAL) {
             return Box::pin(async {
                 Ok(plain(
-                    StatusCode::FORBIDDEN,
-                    "the Admin tab refuses requests from other sites\n",
+                    StatusCode::NOT_FOUND,
+                    "the Admin tab's functions are answered beside the tab\n",
                 ))
             });
         }
-        // The tab's answers, and anything a signed-in admin reads, are
-        // never kept by a cache.
+        if let Some(name) = self.admin.beside_tab(request.uri().path()) {
+            let admin = self.admin.clone();
+            if let Some(file) = name.strip_prefix(EXPORTS) {
+                let file = file.to_owned();
+                let (parts, _) = request.into_parts();
+                return Box::pin(async move { Ok(export(&admin, &file, &parts).await) });
+            }
+            return Box::pin(function(admin, name.to_owned(), request));
+        }
+        // Anything a signed-in admin reads is never kept by a cache.
         // (The tab's page itself says so as it renders: `csp::send`.)
-        let private = request.uri().path().starts_with(FUNCTIONS)
-            || self.admin.signed_in(request.headers(), Utc::now());
+        let private = self.admin.signed_in(request.headers(), Utc::now());
         request.extensions_mut().insert(self.admin.clone());
         let answer = self.inner.call(request);
         Box::pin(async move {
@@ -99,6 +103,40 @@ where
             Ok(response)
         })
     }
+}
+
+/// Calls the tab's function `name` with this request: a call that changes
+/// something from another site is refused; the answer is never kept by a
+/// cache.
+async fn function(
+    admin: Admin,
+    name: String,
+    mut request: http::Request<Body>,
+) -> Result<Response, Infallible> {
+    let writes = !matches!(*request.method(), http::Method::GET | http::Method::HEAD);
+    if writes && cross_site(request.headers()) {
+        return Ok(plain(
+            StatusCode::FORBIDDEN,
+            "the Admin tab refuses requests from other sites\n",
+        ));
+    }
+    let registered = match request.uri().query() {
+        Some(query) => format!("{INTERNAL}{name}?{query}"),
+        None => format!("{INTERNAL}{name}"),
+    };
+    let Ok(uri) = registered.parse::<http::Uri>() else {
+        return Ok(plain(StatusCode::NOT_FOUND, "no such function\n"));
+    };
+    *request.uri_mut() = uri;
+    request.extensions_mut().insert(admin);
+    let mut response = leptos_axum::handle_server_fns(request)
+        .await
+        .into_response();
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        http::HeaderValue::from_static("no-store"),
+    );
+    Ok(response)
 }
 
 fn plain(status: StatusCode, message: &str) -> Response {

@@ -68,6 +68,10 @@ pub struct AdminConfig {
     /// The store that holds made-up demo visits, if one is read: the tab
     /// labels it as demo data wherever it shows it.
     pub demo: Option<StoreName>,
+    /// Where the tab is mounted (`None`: `/admin`): its functions and
+    /// exports are answered beside it, at `{path}/api/…`. The counter must
+    /// leave the path out (`RulesConfig::admin_path`).
+    pub path: Option<String>,
 }
 
 impl std::fmt::Debug for AdminConfig {
@@ -108,7 +112,12 @@ struct Inner {
     private: bool,
     proxies: TrustedProxies,
     demo: Option<StoreName>,
+    /// Where the tab is, without a trailing `/`.
+    path: String,
 }
+
+/// Where the tab is unless its config says otherwise.
+pub const DEFAULT_PATH: &str = "/admin";
 
 impl std::fmt::Debug for Inner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -136,7 +145,26 @@ impl Admin {
             private: config.private,
             proxies: config.proxies,
             demo: config.demo,
+            path: config
+                .path
+                .as_deref()
+                .unwrap_or(DEFAULT_PATH)
+                .trim_end_matches('/')
+                .to_owned(),
         })))
+    }
+
+    /// Where the tab is mounted.
+    pub fn path(&self) -> &str {
+        &self.0.path
+    }
+
+    /// What a request path names beside the tab (`{tab}/api/{name}`): a
+    /// function or an export.
+    pub(crate) fn beside_tab<'a>(&self, path: &'a str) -> Option<&'a str> {
+        path.strip_prefix(self.0.path.as_str())?
+            .strip_prefix("/api/")
+            .filter(|name| !name.is_empty())
     }
 
     /// The layer that gives the tab's server functions this state and serves

@@ -8,9 +8,6 @@
 use http::HeaderMap;
 use http::header::{HOST, ORIGIN};
 
-/// The prefix of the tab's server functions.
-pub const FUNCTIONS: &str = "/api/admin/";
-
 /// Whether a browser says this request comes from another site.
 pub fn cross_site(headers: &HeaderMap) -> bool {
     if let Some(site) = headers.get("sec-fetch-site") {

@@ -9,7 +9,6 @@ use leptos::prelude::*;
 use leptos_router::components::Router as Routing;
 
 use super::Admin;
-use super::origin::FUNCTIONS;
 use crate::AdminTab;
 
 /// The page's document: the tab, inside a router of its own (its views are
@@ -33,21 +32,21 @@ fn document() -> impl IntoView {
 }
 
 impl Admin {
-    /// The tab's page at `path` (server-rendered), its server functions and
-    /// its exports, with this state: merge it into the app's router. The
-    /// counter must leave `path` out (`RulesConfig::admin_path`; the
-    /// `whocomes` builder does).
-    pub fn router(&self, path: &str) -> Router {
+    /// The tab's page at its [`path`](Self::path) (server-rendered), its
+    /// server functions and its exports beside it, with this state: merge
+    /// it into the app's router. The counter must leave the path out
+    /// (`RulesConfig::admin_path`; the `whocomes` builder does).
+    pub fn router(&self) -> Router {
         // The tab's reads run as Leptos tasks, on Tokio (set once per
         // process; a Leptos app's own routes may have set it already).
         let _ = any_spawner::Executor::init_tokio();
         let page = leptos_axum::render_app_async(document);
+        // Routed so that the app's router hands them to the layer, which
+        // answers them; never reached.
+        let beside = || async { http::StatusCode::NOT_FOUND };
         Router::new()
-            .route(path, get(page))
-            .route(
-                &format!("{FUNCTIONS}{{*function}}"),
-                any(leptos_axum::handle_server_fns),
-            )
+            .route(self.path(), get(page))
+            .route(&format!("{}/api/{{*name}}", self.path()), any(beside))
             .layer(self.layer())
     }
 }

@@ -79,6 +79,9 @@ pub fn AdminTab() -> impl IntoView {
     #[cfg(feature = "ssr")]
     crate::server::csp::send();
     let toggles = Toggles::from_location();
+    // The browser calls the tab's functions beside the tab.
+    #[cfg(feature = "hydrate")]
+    crate::api::client::set_tab(&toggles.path.get_untracked());
     // Bumped on sign-in and sign-out, so what depends on the session reloads.
     let session = RwSignal::new(0u32);
     let access = Resource::new(move || session.get(), |_| read_access());

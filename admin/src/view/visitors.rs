@@ -3,17 +3,21 @@
 //! signed-in admin).
 
 use leptos::prelude::*;
+use leptos_router::hooks::use_location;
 
+use crate::api::client::address;
 use crate::api::{SignIn, SignOut, read_visitors};
-use crate::model::{Access, AdminError, EXPORT_PREFIX, VisitorRow};
+use crate::model::{Access, AdminError, EXPORTS, VisitorRow};
 use crate::span::Span;
 
 /// Export links for the current range.
 #[component]
 fn Exports(span: Signal<Span>, visitors: bool) -> impl IntoView {
+    let tab = use_location().pathname;
     let link = move |what: &'static str, format: &'static str| {
         let query = span.try_get().unwrap_or_default().export_query();
-        format!("{EXPORT_PREFIX}{what}.{format}?{query}")
+        let file = format!("{EXPORTS}{what}.{format}");
+        format!("{}?{query}", address(&tab.get(), &file))
     };
     view! {
         <p class="exports">
@@ -38,6 +42,11 @@ pub(crate) fn VisitorSection(
 ) -> impl IntoView {
     let sign_in = ServerAction::<SignIn>::new();
     let sign_out = ServerAction::<SignOut>::new();
+    // The forms post to the tab's own address without JavaScript too (the
+    // server sends the browser back to the tab); with it, they call the
+    // functions and the page stays.
+    let password = NodeRef::<leptos::html::Input>::new();
+    let tab = use_location().pathname;
     // Read both before deciding, so the effect keeps tracking both actions.
     Effect::new(move |_| {
         let signed_in = matches!(sign_in.value().get(), Some(Ok(())));
@@ -59,9 +68,13 @@ pub(crate) fn VisitorSection(
                     if access.signed_in {
                         view! {
                             <Exports span visitors=true />
-                            <ActionForm action=sign_out>
+                            <form method="post" action=move || address(&tab.get(), "sign-out")
+                                on:submit=move |event| {
+                                    event.prevent_default();
+                                    sign_out.dispatch(SignOut {});
+                                }>
                                 <button type="submit" class="sign-out">"Sign out"</button>
-                            </ActionForm>
+                            </form>
                             <VisitorTable span session />
                         }
                         .into_any()
@@ -69,13 +82,18 @@ pub(crate) fn VisitorSection(
                         view! {
                             {(!access.private).then(|| view! { <Exports span visitors=false /> })}
                             <p class="card-note">"The visitor table (one row per visitor-day) is for the signed-in admin only."</p>
-                            <ActionForm action=sign_in attr:class="sign-in">
+                            <form method="post" action=move || address(&tab.get(), "sign-in") class="sign-in"
+                                on:submit=move |event| {
+                                    event.prevent_default();
+                                    let password = password.get().map(|input| input.value()).unwrap_or_default();
+                                    sign_in.dispatch(SignIn { password });
+                                }>
                                 <label>
                                     "Admin password "
-                                    <input type="password" name="password" autocomplete="current-password" required />
+                                    <input type="password" name="password" autocomplete="current-password" required node_ref=password />
                                 </label>
                                 <button type="submit">"Sign in"</button>
-                            </ActionForm>
+                            </form>
                             {move || refused().map(|message| view! { <p class="admin-error" role="alert">{message}</p> })}
                         }
                         .into_any()

@@ -3,7 +3,8 @@
 //! axum and tokio from crates.io), served, visited, stopped with SIGTERM.
 //!
 //! Two people come through the trusted proxy (each a page and its icon),
-//! the site reads itself from loopback, the tab is read at `/stats`; after
+//! the site reads itself from loopback, the tab is read at `/stats` (its
+//! functions beside it, none in the site's `/api/`); after
 //! SIGTERM the store holds two people, one own read and every hit.
 
 use std::path::{Path, PathBuf};
@@ -158,6 +159,21 @@ async fn the_readmes_app_counts_people_and_its_own_reads_and_keeps_every_hit_on_
     let tab = tab.text().await.expect("its page");
     assert!(tab.contains("Who comes"), "the tab's heading");
     assert!(tab.contains("<svg"), "the chart, drawn on the server");
+    // Its functions beside it, none in the site's own /api/ (a call there
+    // is the site's own API, from loopback: an own read, counted).
+    for (path, status) in [
+        ("/stats/api/overview", 200),
+        ("/api/admin/overview", 404),
+        ("/_whocomes/overview", 404),
+    ] {
+        let answer = client
+            .post(format!("{base}{path}"))
+            .form(&[("days", "30")])
+            .send()
+            .await
+            .expect("answers");
+        assert_eq!(answer.status(), status, "{path}");
+    }
 
     // Stopped as systemd and containers stop it: SIGTERM, within the
     // writer's interval (10 s), so nothing is written unless the stop does.
@@ -181,7 +197,7 @@ async fn the_readmes_app_counts_people_and_its_own_reads_and_keeps_every_hit_on_
     std::io::Read::read_to_string(&mut site.stderr.take().expect("its log"), &mut log)
         .expect("read");
     assert!(status.success(), "{status}: {log}");
-    assert!(log.contains("stopped: 3 hits written"), "{log}");
+    assert!(log.contains("stopped: 4 hits written"), "{log}");
 
     let file = folder.path().join("data/activity.db");
     let store = activity_sqlite::SqliteStore::open(
@@ -209,7 +225,7 @@ async fn the_readmes_app_counts_people_and_its_own_reads_and_keeps_every_hit_on_
         .expect("its hours");
     let requests: u64 = hours.iter().map(|hour| hour.requests).sum();
     assert_eq!(
-        requests, 3,
-        "two people's pages and the own read's: {hours:?}"
+        requests, 4,
+        "two people's pages, the own read's page and API call: {hours:?}"
     );
 }

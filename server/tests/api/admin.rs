@@ -13,7 +13,7 @@ pub(crate) const PASSWORD: &str = "a test passphrase";
 
 /// Signs in; returns the `Set-Cookie` header and the `name=value` to send back.
 pub(crate) async fn sign_in(app: &TestApp) -> (String, String) {
-    let answer = post(app, "/api/admin/sign-in", &[("password", PASSWORD)], None).await;
+    let answer = post(app, "/admin/api/sign-in", &[("password", PASSWORD)], None).await;
     assert_eq!(answer.status(), StatusCode::OK);
     let set = answer
         .headers()
@@ -61,16 +61,16 @@ async fn the_tabs_own_reads_are_never_counted() {
         );
         assert_eq!(status, StatusCode::OK);
         for days in ["7", "30", "365"] {
-            post(&app, "/api/admin/overview", &[("days", days)], session).await;
-            post(&app, "/api/admin/visitors", &[("days", days)], session).await;
+            post(&app, "/admin/api/overview", &[("days", days)], session).await;
+            post(&app, "/admin/api/visitors", &[("days", days)], session).await;
         }
-        post(&app, "/api/admin/access", &[], session).await;
+        post(&app, "/admin/api/access", &[], session).await;
         for file in ["hours.csv", "hours.json", "visitors.csv", "visitors.json"] {
-            get_with(&app, &format!("/api/admin/export/{file}?range=30"), session).await;
+            get_with(&app, &format!("/admin/api/export/{file}?range=30"), session).await;
         }
-        post(&app, "/api/admin/sign-in", &[("password", "wrong")], None).await;
+        post(&app, "/admin/api/sign-in", &[("password", "wrong")], None).await;
     }
-    post(&app, "/api/admin/sign-out", &[], Some(&cookie)).await;
+    post(&app, "/admin/api/sign-out", &[], Some(&cookie)).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     settle(&app).await;
     assert_eq!(
@@ -84,7 +84,7 @@ async fn the_tabs_own_reads_are_never_counted() {
     assert!(
         hours
             .iter()
-            .all(|h| !h.path.starts_with("/admin") && !h.path.starts_with("/api/admin"))
+            .all(|h| !h.path.starts_with("/admin") && !h.path.starts_with("/_whocomes"))
     );
     assert_eq!(visitors.iter().map(|v| v.requests).sum::<u64>(), 3);
 }
@@ -110,20 +110,20 @@ async fn visitor_rows_need_a_session_whoever_asks() {
         !page.contains("visitor-table"),
         "no visitor table before signing in"
     );
-    let call = post(&app, "/api/admin/visitors", &[("days", "30")], None).await;
+    let call = post(&app, "/admin/api/visitors", &[("days", "30")], None).await;
     assert_eq!(call.status(), StatusCode::UNAUTHORIZED);
     for file in ["visitors.csv", "visitors.json"] {
-        let export = get_with(&app, &format!("/api/admin/export/{file}"), None).await;
+        let export = get_with(&app, &format!("/admin/api/export/{file}"), None).await;
         assert_eq!(export.status(), StatusCode::UNAUTHORIZED, "{file}");
     }
     let forged = "whocomes_admin=9999999999";
-    let call = post(&app, "/api/admin/visitors", &[("days", "30")], Some(forged)).await;
+    let call = post(&app, "/admin/api/visitors", &[("days", "30")], Some(forged)).await;
     assert_eq!(
         call.status(),
         StatusCode::UNAUTHORIZED,
         "an unsigned cookie is no session"
     );
-    let hours = get_with(&app, "/api/admin/export/hours.csv", None).await;
+    let hours = get_with(&app, "/admin/api/export/hours.csv", None).await;
     assert_eq!(hours.status(), StatusCode::OK, "hourly rows are public");
     assert!(
         hours
@@ -134,7 +134,7 @@ async fn visitor_rows_need_a_session_whoever_asks() {
     );
 
     // A wrong password fails.
-    let wrong = post(&app, "/api/admin/sign-in", &[("password", "not it")], None).await;
+    let wrong = post(&app, "/admin/api/sign-in", &[("password", "not it")], None).await;
     assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
     assert!(wrong.headers().get("set-cookie").is_none());
 
@@ -146,7 +146,7 @@ async fn visitor_rows_need_a_session_whoever_asks() {
     assert!(!set.contains("Secure"), "plain HTTP, no proxy: not Secure");
     let call = post(
         &app,
-        "/api/admin/visitors",
+        "/admin/api/visitors",
         &[("days", "30")],
         Some(&cookie),
     )
@@ -156,7 +156,7 @@ async fn visitor_rows_need_a_session_whoever_asks() {
     assert_eq!(table["total"], 1);
     assert_eq!(table["rows"][0]["network"], "127.0.0.x");
     // `days` is the exports' older word for `range`, kept for old links.
-    let export = get_with(&app, "/api/admin/export/visitors.csv?days=7", Some(&cookie)).await;
+    let export = get_with(&app, "/admin/api/export/visitors.csv?days=7", Some(&cookie)).await;
     assert_eq!(export.status(), StatusCode::OK);
     assert!(export.text().await.expect("csv").contains("127.0.0.x"));
     let page = get_with(&app, "/admin", Some(&cookie))
@@ -173,9 +173,9 @@ async fn visitor_rows_need_a_session_whoever_asks() {
 #[tokio::test]
 async fn a_private_tab_refuses_its_aggregates_without_a_session() {
     let app = spawn_app_with(&[&format!("--admin-password={PASSWORD}"), "--private"]).await;
-    let call = post(&app, "/api/admin/overview", &[("days", "30")], None).await;
+    let call = post(&app, "/admin/api/overview", &[("days", "30")], None).await;
     assert_eq!(call.status(), StatusCode::UNAUTHORIZED);
-    let export = get_with(&app, "/api/admin/export/hours.json", None).await;
+    let export = get_with(&app, "/admin/api/export/hours.json", None).await;
     assert_eq!(export.status(), StatusCode::UNAUTHORIZED);
     let page = get_with(&app, "/admin", None)
         .await
@@ -187,11 +187,15 @@ async fn a_private_tab_refuses_its_aggregates_without_a_session() {
         "no aggregates on a private tab"
     );
     assert!(page.contains("Admin password"), "a sign-in form instead");
+    assert!(
+        page.contains(r#"action="/admin/api/sign-in""#),
+        "the form posts beside the tab, with or without JavaScript"
+    );
 
     let (_, cookie) = sign_in(&app).await;
     let call = post(
         &app,
-        "/api/admin/overview",
+        "/admin/api/overview",
         &[("days", "30")],
         Some(&cookie),
     )
@@ -203,10 +207,10 @@ async fn a_private_tab_refuses_its_aggregates_without_a_session() {
 async fn sign_in_attempts_are_limited_per_network() {
     let app = spawn_app_with(&[&format!("--admin-password={PASSWORD}")]).await;
     for _ in 0..admin::server::auth::MAX_ATTEMPTS {
-        let wrong = post(&app, "/api/admin/sign-in", &[("password", "guess")], None).await;
+        let wrong = post(&app, "/admin/api/sign-in", &[("password", "guess")], None).await;
         assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
     }
-    let limited = post(&app, "/api/admin/sign-in", &[("password", PASSWORD)], None).await;
+    let limited = post(&app, "/admin/api/sign-in", &[("password", PASSWORD)], None).await;
     assert_eq!(
         limited.status(),
         StatusCode::TOO_MANY_REQUESTS,
@@ -233,7 +237,7 @@ async fn the_cookie_is_secure_when_a_trusted_proxy_says_https() {
     .await;
     let answer = app
         .client
-        .post(app.url("/api/admin/sign-in"))
+        .post(app.url("/admin/api/sign-in"))
         .header("x-forwarded-proto", "https")
         .header("x-forwarded-for", "198.51.100.4")
         .form(&[("password", PASSWORD)])
@@ -319,7 +323,7 @@ async fn server_functions_refuse_a_cross_site_post() {
     for headers in forged {
         let mut request = app
             .client
-            .post(app.url("/api/admin/sign-in"))
+            .post(app.url("/admin/api/sign-in"))
             .form(&[("password", PASSWORD)]);
         for (name, value) in &headers {
             request = request.header(*name, value);
@@ -331,7 +335,7 @@ async fn server_functions_refuse_a_cross_site_post() {
     // From the tab itself, the same request signs in.
     let answer = app
         .client
-        .post(app.url("/api/admin/sign-in"))
+        .post(app.url("/admin/api/sign-in"))
         .header("sec-fetch-site", "same-origin")
         .header("origin", format!("http://{host}"))
         .form(&[("password", PASSWORD)])
@@ -378,7 +382,7 @@ async fn which_bots_came_by_class() {
         from(path, client, agent).await.expect("answers");
     }
     settle(&app).await;
-    let overview: serde_json::Value = post(&app, "/api/admin/overview", &[("days", "7")], None)
+    let overview: serde_json::Value = post(&app, "/admin/api/overview", &[("days", "7")], None)
         .await
         .json()
         .await

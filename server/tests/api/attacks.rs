@@ -40,7 +40,7 @@ async fn half_a_line(app: &TestApp) -> TcpStream {
 async fn a_body_that_never_comes(app: &TestApp) -> TcpStream {
     let mut stream = TcpStream::connect(app.addr).await.expect("connects");
     let head = format!(
-        "POST /api/admin/sign-in HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\npass",
+        "POST /admin/api/sign-in HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\npass",
         app.addr
     );
     stream.write_all(head.as_bytes()).await.expect("writes");
@@ -137,7 +137,7 @@ async fn at_the_cap_a_new_connection_gets_a_quick_503_and_is_counted() {
     assert!(served, "served once connections are free");
     let overview: serde_json::Value = app
         .client
-        .post(app.url("/api/admin/overview"))
+        .post(app.url("/admin/api/overview"))
         .form(&[("days", "7")])
         .send()
         .await
@@ -160,7 +160,7 @@ async fn sign_in_from(
 ) -> (StatusCode, Option<u64>, Option<String>) {
     let answer = app
         .client
-        .post(app.url("/api/admin/sign-in"))
+        .post(app.url("/admin/api/sign-in"))
         .header("x-forwarded-for", network)
         .form(&[("password", password)])
         .send()
@@ -244,7 +244,7 @@ async fn a_sign_in_flood_from_many_networks_leaves_pages_and_the_admin_alone() {
 async fn session(app: &TestApp) -> String {
     let answer = app
         .client
-        .post(app.url("/api/admin/sign-in"))
+        .post(app.url("/admin/api/sign-in"))
         .form(&[("password", PASSWORD)])
         .send()
         .await
@@ -261,7 +261,7 @@ async fn session(app: &TestApp) -> String {
 
 async fn visitors_status(app: &TestApp, cookie: &str) -> StatusCode {
     app.client
-        .post(app.url("/api/admin/visitors"))
+        .post(app.url("/admin/api/visitors"))
         .header("cookie", cookie)
         .form(&[("days", "7")])
         .send()
@@ -279,7 +279,7 @@ async fn a_copied_session_cookie_is_dead_after_sign_out() {
     assert_eq!(visitors_status(&app, &copy).await, StatusCode::OK);
     let out = app
         .client
-        .post(app.url("/api/admin/sign-out"))
+        .post(app.url("/admin/api/sign-out"))
         .header("cookie", &cookie)
         .send()
         .await
@@ -332,7 +332,7 @@ async fn strangers_never_see_where_the_data_is() {
         async move {
             let mut request = app
                 .client
-                .post(app.url("/api/admin/overview"))
+                .post(app.url("/admin/api/overview"))
                 .form(&[("days", "7")]);
             if let Some(cookie) = cookie {
                 request = request.header("cookie", cookie);
@@ -349,7 +349,7 @@ async fn strangers_never_see_where_the_data_is() {
     let public = overview(None).await;
     let page = app.get("/admin").await.text().await.expect("a page");
     let export = app
-        .get("/api/admin/export/hours.csv")
+        .get("/admin/api/export/hours.csv")
         .await
         .text()
         .await

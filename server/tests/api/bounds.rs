@@ -162,7 +162,7 @@ async fn a_huge_body_is_refused_with_413_and_the_site_serves_on() {
     let client = reqwest::Client::new();
     let address = url.trim_start_matches("http://").to_owned();
     let mut chunked = 0;
-    for target in ["/api/admin/overview", "/api/admin/sign-in", "/about"] {
+    for target in ["/admin/api/overview", "/admin/api/sign-in", "/about"] {
         // A declared 50 MiB is refused before a byte of it is read: only
         // the head is sent, so the server closes a clean connection and
         // the answer always arrives.
@@ -205,7 +205,7 @@ async fn a_huge_body_is_refused_with_413_and_the_site_serves_on() {
         .expect("answers");
     assert_eq!(answer.status().as_u16(), 200, "the site serves on");
     let small = client
-        .post(format!("{url}/api/admin/sign-in"))
+        .post(format!("{url}/admin/api/sign-in"))
         .header("content-type", "application/x-www-form-urlencoded")
         .body("password=wrong")
         .send()
@@ -323,10 +323,10 @@ async fn sixteen_readers_of_the_biggest_answers_hold_a_bounded_memory() {
         let url = url.clone();
         async move {
             let request = match n % 4 {
-                0 => client.get(format!("{url}/api/admin/export/hours.csv?range=365")),
-                1 => client.get(format!("{url}/api/admin/export/hours.json?range=365")),
+                0 => client.get(format!("{url}/admin/api/export/hours.csv?range=365")),
+                1 => client.get(format!("{url}/admin/api/export/hours.json?range=365")),
                 _ => client
-                    .post(format!("{url}/api/admin/overview"))
+                    .post(format!("{url}/admin/api/overview"))
                     .form(&[("days", "365")]),
             };
             let answer = request.send().await.expect("answers");

@@ -273,7 +273,7 @@ async fn behind_nginx_each_client_is_its_own_visitor_and_the_cookie_is_secure() 
     assert!(headers.contains("location: https://"), "{headers}");
     // Signing in over https through nginx: the cookie is Secure.
     let sign_in = ["-d", &format!("password={PASSWORD}")];
-    let (status, headers) = curl("127.0.0.6", &format!("{https}/api/admin/sign-in"), &sign_in);
+    let (status, headers) = curl("127.0.0.6", &format!("{https}/admin/api/sign-in"), &sign_in);
     assert_eq!(status, 200, "{headers}");
     let cookie = headers
         .lines()

@@ -251,7 +251,7 @@ async fn admin_cookie(app: &TestApp) -> String {
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let answer = app
         .client
-        .post(app.url("/api/admin/sign-in"))
+        .post(app.url("/admin/api/sign-in"))
         .header(
             "x-forwarded-for",
             // The limit is per /24: a new third octet is a new network.
@@ -282,7 +282,7 @@ async fn tab_stores(app: &TestApp) -> Vec<(bool, String, u64)> {
     let cookie = admin_cookie(app).await;
     let answer = app
         .client
-        .post(app.url("/api/admin/overview"))
+        .post(app.url("/admin/api/overview"))
         .header("cookie", cookie)
         .form(&[("days", "7")])
         .send()

@@ -93,7 +93,7 @@ impl TestApp {
         self.settled().await;
         for _ in 0..3_000 {
             let overview: serde_json::Value =
-                post(self, "/api/admin/overview", &[("days", days)], None)
+                post(self, "/admin/api/overview", &[("days", days)], None)
                     .await
                     .json()
                     .await

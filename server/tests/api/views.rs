@@ -187,7 +187,7 @@ async fn the_server_reads_a_from_to_and_refuses_what_it_cannot_show() {
         async move {
             post(
                 app,
-                "/api/admin/overview",
+                "/admin/api/overview",
                 &[("days", days), ("last", &last)],
                 None,
             )
@@ -238,7 +238,7 @@ async fn the_server_reads_a_from_to_and_refuses_what_it_cannot_show() {
         async move {
             let table: serde_json::Value = post(
                 app,
-                "/api/admin/visitors",
+                "/admin/api/visitors",
                 &[("days", "3"), ("last", &last)],
                 Some(&cookie),
             )
@@ -257,7 +257,7 @@ async fn the_server_reads_a_from_to_and_refuses_what_it_cannot_show() {
             async move {
                 get(
                     app,
-                    &format!("/api/admin/export/{file}?{query}"),
+                    &format!("/admin/api/export/{file}?{query}"),
                     Some(&cookie),
                 )
                 .await

@@ -1,8 +1,11 @@
-//! The tab's server functions, all under `/api/admin/` (a prefix the counter
-//! never counts). They are registered by this crate: an app that links it
-//! and serves Leptos server functions serves these too. Each needs [`Admin`]
-//! from [`AdminLayer`](crate::server::AdminLayer); the visitor rows also
-//! need a session, whoever calls (401 without one).
+//! The tab's server functions, called at `{tab}/api/{name}` beside the tab
+//! wherever it is mounted (under the tab's path, which the counter never
+//! counts; [`client`] says how). They are registered by this crate; the
+//! tab's [`AdminLayer`](crate::server::AdminLayer) answers them and gives
+//! each its [`Admin`]; the visitor rows also need a session, whoever calls
+//! (401 without one).
+
+pub mod client;
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -49,7 +52,7 @@ fn refuse(status: http::StatusCode, error: AdminError) -> AdminError {
 }
 
 /// Whether the caller is signed in, and whether the tab is private.
-#[server(prefix = "/api/admin", endpoint = "access")]
+#[server(prefix = "/_whocomes", client = client::TabClient, endpoint = "access")]
 pub async fn read_access() -> Result<Access, AdminError> {
     let (admin, parts) = context()?;
     Ok(Access {
@@ -77,7 +80,7 @@ fn span_of(
 
 /// The aggregates for `days` days ending `last` (`None`: the last 7, 30,
 /// 90 or 365 days ending today).
-#[server(prefix = "/api/admin", endpoint = "overview")]
+#[server(prefix = "/_whocomes", client = client::TabClient, endpoint = "overview")]
 pub async fn read_overview(
     days: u16,
     last: Option<chrono::NaiveDate>,
@@ -94,7 +97,7 @@ pub async fn read_overview(
 
 /// The visitor rows of `days` days ending `last` (as [`read_overview`]):
 /// signed-in admins only.
-#[server(prefix = "/api/admin", endpoint = "visitors")]
+#[server(prefix = "/_whocomes", client = client::TabClient, endpoint = "visitors")]
 pub async fn read_visitors(
     days: u16,
     last: Option<chrono::NaiveDate>,
@@ -113,7 +116,7 @@ pub async fn read_visitors(
 }
 
 /// Signs in with the admin password; sets the session cookie.
-#[server(prefix = "/api/admin", endpoint = "sign-in")]
+#[server(prefix = "/_whocomes", client = client::TabClient, endpoint = "sign-in")]
 pub async fn sign_in(password: String) -> Result<(), AdminError> {
     use crate::model::SignInError;
     let (admin, parts) = context()?;
@@ -142,7 +145,7 @@ pub async fn sign_in(password: String) -> Result<(), AdminError> {
 }
 
 /// Ends the session.
-#[server(prefix = "/api/admin", endpoint = "sign-out")]
+#[server(prefix = "/_whocomes", client = client::TabClient, endpoint = "sign-out")]
 pub async fn sign_out() -> Result<(), AdminError> {
     let (admin, parts) = context()?;
     set_cookie(&admin.sign_out(&parts))
