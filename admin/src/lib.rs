@@ -9,6 +9,7 @@
 //!   themselves are read by `whocomes-reading` and only put in the page's
 //!   types here;
 //! - [`span`] — which days a view shows, as a query says them;
+//! - [`style`] — the tab's own stylesheet, scoped to it;
 //! - [`model`] — the figures the server sends; [`chart`] — drawing them as
 //!   SVG; [`palette`] — the colours.
 #![forbid(unsafe_code)]
@@ -28,6 +29,7 @@ pub mod palette;
 #[cfg_attr(docsrs, doc(cfg(feature = "ssr")))]
 pub mod server;
 pub mod span;
+pub mod style;
 mod view;
 mod words;
 

@@ -78,6 +78,9 @@ where
                 ))
             });
         }
+        if request.uri().path() == crate::style::href(self.admin.path()) {
+            return Box::pin(async { Ok(crate::style::answer()) });
+        }
         if let Some(name) = self.admin.beside_tab(request.uri().path()) {
             let admin = self.admin.clone();
             if let Some(file) = name.strip_prefix(EXPORTS) {

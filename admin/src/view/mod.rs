@@ -96,6 +96,8 @@ pub fn AdminTab() -> impl IntoView {
 
     view! {
         <section class="admin-tab" aria-labelledby="admin-title">
+            // The tab's look, served beside it: wherever it is mounted.
+            <link rel="stylesheet" href=crate::style::href(&toggles.path.get_untracked()) />
             <h1 id="admin-title">"Who comes"</h1>
             <controls::Controls toggles />
             {move || {

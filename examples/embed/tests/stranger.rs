@@ -3,8 +3,9 @@
 //! axum and tokio from crates.io), served, visited, stopped with SIGTERM.
 //!
 //! Two people come through the trusted proxy (each a page and its icon),
-//! the site reads itself from loopback, the tab is read at `/stats` (its
-//! functions beside it, none in the site's `/api/`); after
+//! the site reads itself from loopback, the tab is read at `/stats` with
+//! its own stylesheet (its functions beside it, none in the site's
+//! `/api/`); after
 //! SIGTERM the store holds two people, one own read and every hit.
 
 use std::path::{Path, PathBuf};
@@ -159,6 +160,25 @@ async fn the_readmes_app_counts_people_and_its_own_reads_and_keeps_every_hit_on_
     let tab = tab.text().await.expect("its page");
     assert!(tab.contains("Who comes"), "the tab's heading");
     assert!(tab.contains("<svg"), "the chart, drawn on the server");
+    assert!(
+        tab.contains(r#"<link rel="stylesheet" href="/stats/tab.css""#),
+        "the tab links its own stylesheet"
+    );
+    let style = client
+        .get(format!("{base}/stats/tab.css"))
+        .send()
+        .await
+        .expect("its stylesheet answers");
+    assert_eq!(style.status(), 200);
+    assert_eq!(
+        style.headers()["content-type"].to_str().ok(),
+        Some("text/css; charset=utf-8")
+    );
+    let style = style.text().await.expect("its stylesheet");
+    assert!(
+        style.contains(".admin-tab .chart .day .tip"),
+        "its rules, scoped"
+    );
     // Its functions beside it, none in the site's own /api/ (a call there
     // is the site's own API, from loopback: an own read, counted).
     for (path, status) in [
