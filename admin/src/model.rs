@@ -56,6 +56,9 @@ pub struct Overview {
     pub stores: Vec<StoreStatus>,
     /// What the writer of this server has done since it started.
     pub writer: WriterStatus,
+    /// Who set the tab up (which settings its sentences name).
+    #[serde(default)]
+    pub host: Host,
     /// Whether every day is summed as the stores hold it now; `false`: a
     /// day that changed is being summed again and is shown as it was (the
     /// next read shows it new).
@@ -199,6 +202,10 @@ pub struct WriterStatus {
     /// Sign-in attempts refused before the password was checked (over a
     /// budget) since start.
     pub sign_ins_refused: u64,
+    /// Whether this server counts (the tab was given its writer's figures):
+    /// without, the writer's line is not shown.
+    #[serde(default)]
+    pub counting: bool,
 }
 
 /// One visitor-day as the signed-in admin sees it.
@@ -242,6 +249,21 @@ pub struct Access {
     pub private: bool,
     /// An admin password is configured at all.
     pub sign_in_possible: bool,
+    /// Who set the tab up (which settings its sentences name).
+    #[serde(default)]
+    pub host: Host,
+}
+
+/// Who set the tab up, so that a sentence that says how to change
+/// something names the settings its reader has: the binary's flags, or an
+/// embedding app's builder.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Host {
+    /// The `whocomes` binary: its flags and variables.
+    Binary,
+    /// An app that embeds the tab: the `whocomes` builder's settings.
+    #[default]
+    Embedded,
 }
 
 /// Why a sign-in was refused.

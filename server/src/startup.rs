@@ -83,6 +83,7 @@ fn admin_tab(
         // The app's route for the tab (app::pages), where the counter's
         // `admin_path` is too.
         path: Some(admin::server::DEFAULT_PATH.to_owned()),
+        host: admin::server::Host::Binary,
     })
     .context("the Admin tab cannot be set up")?;
     Ok(admin)

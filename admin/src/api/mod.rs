@@ -59,6 +59,7 @@ pub async fn read_access() -> Result<Access, AdminError> {
         signed_in: admin.signed_in(&parts.headers, chrono::Utc::now()),
         private: admin.private(),
         sign_in_possible: admin.sign_in_possible(),
+        host: admin.host(),
     })
 }
 

@@ -37,6 +37,8 @@ use activity::funnel::{FunnelError, FunnelStep, check_funnel};
 use activity::recorder_stats::RecorderStats;
 use activity::store::ActivityStore;
 use chrono::{DateTime, Utc};
+
+pub use crate::model::Host;
 use reading::Reading;
 
 pub use auth::PasswordError;
@@ -72,6 +74,9 @@ pub struct AdminConfig {
     /// exports are answered beside it, at `{path}/api/…`. The counter must
     /// leave the path out (`RulesConfig::admin_path`).
     pub path: Option<String>,
+    /// Who sets the tab up: its sentences name the binary's flags or the
+    /// builder's settings (default: an embedding app).
+    pub host: Host,
 }
 
 impl std::fmt::Debug for AdminConfig {
@@ -114,6 +119,7 @@ struct Inner {
     demo: Option<StoreName>,
     /// Where the tab is, without a trailing `/`.
     path: String,
+    host: Host,
 }
 
 /// Where the tab is unless its config says otherwise.
@@ -151,7 +157,13 @@ impl Admin {
                 .unwrap_or(DEFAULT_PATH)
                 .trim_end_matches('/')
                 .to_owned(),
+            host: config.host,
         })))
+    }
+
+    /// Who set the tab up.
+    pub fn host(&self) -> Host {
+        self.0.host
     }
 
     /// Where the tab is mounted.

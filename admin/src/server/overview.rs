@@ -75,6 +75,7 @@ pub async fn overview(admin: &Admin, span: Span, now: DateTime<Utc>, details: bo
             .map(|store| status(admin, store, details))
             .collect(),
         writer: writer_status(admin),
+        host: admin.host(),
         current,
     }
 }
@@ -114,6 +115,7 @@ fn writer_status(admin: &Admin) -> WriterStatus {
         connections_open: admin.connections().map(|c| c.open()),
         connections_refused: admin.connections().map_or(0, |c| c.refused_count()),
         sign_ins_refused: admin.sign_ins_refused(),
+        counting: admin.recorder().is_some(),
     }
 }
 

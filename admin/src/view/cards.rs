@@ -9,10 +9,10 @@ use super::Toggles;
 use super::charts::ChartCard;
 use crate::chart;
 use crate::model::{
-    CountryRow, Overview, SourceRow, StoreLine, StoreStatus, WriterStatus, store_label,
+    CountryRow, Host, Overview, SourceRow, StoreLine, StoreStatus, WriterStatus, store_label,
 };
 use crate::span::Span;
-use crate::words::{capitalised, counted, none_or};
+use crate::words::{Setting, capitalised, counted, none_or};
 
 /// One headline figure with the previous period's beside it.
 #[component]
@@ -54,6 +54,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         last_five_minutes,
         stores,
         writer,
+        host,
         current,
     } = overview;
     let no_people = totals.visitors.people == 0;
@@ -69,9 +70,9 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         <p class="range-status" aria-live="polite" data-current=current.to_string()>
             {status(span)}
         </p>
-        <ProxyTrap untrusted_forwarding=writer.untrusted_forwarding />
-        {(!demo_stores.is_empty()).then(|| view! { <DemoNotice stores=demo_stores /> })}
-        {no_people.then(|| view! { <NoPeopleYet during=span.during() self_reads /> })}
+        <ProxyTrap untrusted_forwarding=writer.untrusted_forwarding host />
+        {(!demo_stores.is_empty()).then(|| view! { <DemoNotice stores=demo_stores host /> })}
+        {no_people.then(|| view! { <NoPeopleYet during=span.during() self_reads host /> })}
         <div class="card figures-card">
             <Figure label="Visitor-days" now=totals.visitors.total() before=previous.visitors.total()
                 note="one address on one day, whatever it asked for" />
@@ -89,7 +90,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
                 <span class="card-note">"counted requests this server queued"</span>
             </div>
         </div>
-        <ChartCard days lines=store_lines chart_choice=toggles.chart table=toggles.table />
+        <ChartCard days lines=store_lines chart_choice=toggles.chart table=toggles.table host />
         <Show when=move || super::toggle(toggles.sources)>
             <div class="card-pair">
                 <SourcesCard rows=sources.clone() />
@@ -97,7 +98,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
             </div>
         </Show>
         <Show when=move || super::toggle(toggles.funnel)>
-            <FunnelCard steps=funnel.clone() />
+            <FunnelCard steps=funnel.clone() host />
         </Show>
         <BotsCard rows=bots />
         <TopPathsCard paths=top_paths />
@@ -109,7 +110,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
 /// machine's visits are not people, how to see them as people, where bots
 /// went, and how to see a filled tab at once.
 #[component]
-fn NoPeopleYet(during: String, self_reads: u64) -> impl IntoView {
+fn NoPeopleYet(during: String, self_reads: u64, host: Host) -> impl IntoView {
     view! {
         <div class="empty-state" role="note" data-empty-state="">
             <p>
@@ -124,8 +125,8 @@ fn NoPeopleYet(during: String, self_reads: u64) -> impl IntoView {
                 "that is how a site's health checks and the owner's previews stay out of its count."
             </p>
             <p>
-                "To be counted as a person, open the site from another machine, or for a trial on this one serve with "
-                <code>"--own-address none"</code> "."
+                "To be counted as a person, open the site from another machine, or for a trial on this one "
+                {Setting::verb(host)} " " <code>{Setting::OwnReadsAsPeople.as_set(host)}</code> "."
             </p>
             <p>
                 "Bots and scanners are never people: they are under scanners and crawlers "
@@ -133,23 +134,28 @@ fn NoPeopleYet(during: String, self_reads: u64) -> impl IntoView {
                 "Nor is a script with a browser's agent: a visitor-day counts as people only once it "
                 "fetches one of the page's files (its stylesheet, script or favicon), as every browser does."
             </p>
-            <p>
-                "To see a filled tab now, serve with " <code>"--demo"</code> " (" <code>"scripts/serve --demo"</code> "): "
-                "90 days of made-up visits, kept apart in a store named demo."
-            </p>
+            {(host == Host::Binary).then(|| view! {
+                <p>
+                    "To see a filled tab now, serve with " <code>"--demo"</code> " (" <code>"scripts/serve --demo"</code> "): "
+                    "90 days of made-up visits, kept apart in a store named demo."
+                </p>
+            })}
         </div>
     }
 }
 
 /// Says which stores hold made-up visits, and how to leave them out.
 #[component]
-fn DemoNotice(stores: Vec<String>) -> impl IntoView {
+fn DemoNotice(stores: Vec<String>, host: Host) -> impl IntoView {
     view! {
         <p class="demo-notice" role="note" data-demo-notice="">
             <strong>"Demo data: "</strong>
             "the store named " {stores.join(", ")} " holds made-up visits (written by "
             <code>"whocomes demo"</code> "), counted together with this site's own. "
-            "Serve without " <code>"--demo"</code> " to leave them out."
+            {match host {
+                Host::Binary => view! { "Serve without " <code>"--demo"</code> " to leave them out." }.into_any(),
+                Host::Embedded => view! { "Leave " <code>"AdminConfig::demo"</code> " unset and that store out of the stores read to leave them out." }.into_any(),
+            }}
         </p>
     }
 }
@@ -231,16 +237,18 @@ fn WhereFromCard(rows: Vec<CountryRow>) -> impl IntoView {
 
 /// The funnel's steps, or, for a site that named none, how to name them.
 #[component]
-fn FunnelCard(steps: Vec<activity::report::FunnelCount>) -> impl IntoView {
+fn FunnelCard(steps: Vec<activity::report::FunnelCount>, host: Host) -> impl IntoView {
     if steps.is_empty() {
         return view! {
             <section class="card funnel-card" aria-labelledby="funnel-title">
                 <h2 id="funnel-title">"The path through"</h2>
                 <p class="card-note funnel-unset">
                     "No funnel is set. Name its steps in order, each with the paths that take it: "
-                    <code>"--funnel-step landing=/ --funnel-step pricing=/pricing --funnel-step signup=/signup,/signup/done"</code>
-                    " (or "<code>"WHOCOMES_FUNNEL=\"landing=/;pricing=/pricing;signup=/signup\""</code>
-                    "; an embedding app sets "<code>"AdminConfig::funnel"</code>")."
+                    <code>{Setting::Funnel.as_set(host)}</code>
+                    {(host == Host::Binary).then(|| view! {
+                        " (or "<code>"WHOCOMES_FUNNEL=\"landing=/;pricing=/pricing;signup=/signup\""</code>")"
+                    })}
+                    "."
                 </p>
             </section>
         }
@@ -387,10 +395,15 @@ fn StoresCard(
             <p class="card-note">"Where the counts are kept, for how long, what keeping them has cost, and each store's requests per day."</p>
             <ul>{items}</ul>
             <dl class="facts server-facts" data-connections-refused=writer.connections_refused.to_string() data-sign-ins-refused=writer.sign_ins_refused.to_string()>
-                <dt>"Hits from this server"</dt>
-                <dd class="writer">{writer_sentence(&writer)}</dd>
-                <dt>"Connections"</dt>
-                <dd class="edge">{connections_sentence(&writer)}</dd>
+                // Lines only for the figures this server gave the tab.
+                {writer.counting.then(|| view! {
+                    <dt>"Hits from this server"</dt>
+                    <dd class="writer">{writer_sentence(&writer)}</dd>
+                })}
+                {writer.connections_open.is_some().then(|| view! {
+                    <dt>"Connections"</dt>
+                    <dd class="edge">{connections_sentence(&writer)}</dd>
+                })}
                 <dt>"Sign-ins"</dt>
                 <dd>{sign_ins_sentence(&writer)}</dd>
             </dl>
@@ -445,7 +458,7 @@ fn sign_ins_sentence(writer: &WriterStatus) -> String {
 /// from this machine or a private network carry a forwarding header, and
 /// no proxy is trusted, so every visitor behind it is one address.
 #[component]
-fn ProxyTrap(untrusted_forwarding: u64) -> impl IntoView {
+fn ProxyTrap(untrusted_forwarding: u64, host: Host) -> impl IntoView {
     (untrusted_forwarding > 0).then(|| {
         view! {
             <aside class="notice proxy-trap" role="alert" data-proxy-trap=untrusted_forwarding.to_string()>
@@ -453,7 +466,7 @@ fn ProxyTrap(untrusted_forwarding: u64) -> impl IntoView {
                 {format!(
                     "{untrusted_forwarding} requests came from this machine or a private network with X-Forwarded-For or Forwarded, but no proxy is trusted: every visitor behind it counts as the proxy's address (on this machine, as the site's own read). "
                 )}
-                "Start whocomes with "<code>"--trusted-proxy 127.0.0.1"</code>" (your proxy's address or range)."
+                {capitalised(Setting::verb(host))} " " <code>{Setting::TrustedProxy.as_set(host)}</code>" (your proxy's address or range)."
             </aside>
         }
     })

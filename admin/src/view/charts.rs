@@ -10,7 +10,8 @@ use leptos::prelude::*;
 
 use super::ChartChoice;
 use crate::chart::{self, LegendMark};
-use crate::model::{DayKinds, StoreLine, store_label};
+use crate::model::{DayKinds, Host, StoreLine, store_label};
+use crate::words::Setting;
 
 /// The chart and its table.
 #[component]
@@ -19,6 +20,7 @@ pub(crate) fn ChartCard(
     lines: Vec<StoreLine>,
     chart_choice: Signal<ChartChoice>,
     table: Signal<bool>,
+    host: Host,
 ) -> impl IntoView {
     let dates: Vec<NaiveDate> = days.iter().map(|d| d.day).collect();
     let width = RwSignal::new(chart::DEFAULT_WIDTH);
@@ -81,8 +83,9 @@ pub(crate) fn ChartCard(
             <figcaption class="chart-note">
                 "A visitor-day is one address (kept only as a daily token) on one day; "
                 "the three kinds add up to the total, because each visitor-day is given exactly one kind. "
-                "Visits from this machine count as the site's own reads (serve with "
-                <code>"--own-address none"</code> " to count them as people); bots and scanners are under scanners and crawlers."
+                "Visits from this machine count as the site's own reads ("
+                {Setting::verb(host)} " " <code>{Setting::OwnReadsAsPeople.as_set(host)}</code>
+                " to count them as people); bots and scanners are under scanners and crawlers."
             </figcaption>
             <div class=table_class>
                 {move || match super::toggle(chart_choice) {

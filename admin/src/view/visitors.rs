@@ -7,8 +7,9 @@ use leptos_router::hooks::use_location;
 
 use crate::api::client::address;
 use crate::api::{SignIn, SignOut, read_visitors};
-use crate::model::{Access, AdminError, EXPORTS, VisitorRow};
+use crate::model::{Access, AdminError, EXPORTS, Host, VisitorRow};
 use crate::span::Span;
+use crate::words::Setting;
 
 /// Export links for the current range.
 #[component]
@@ -101,7 +102,10 @@ pub(crate) fn VisitorSection(
                         view! {
                             <Exports span visitors=false />
                             <p class="card-note">
-                                "The visitor table needs an admin password: start the server with --admin-password-file or WHOCOMES_ADMIN_PASSWORD."
+                                "The visitor table needs an admin password: "
+                                {Setting::verb(access.host)} " " <code>{Setting::Password.as_set(access.host)}</code>
+                                {(access.host == Host::Binary).then_some(" or WHOCOMES_ADMIN_PASSWORD")}
+                                "."
                             </p>
                         }
                         .into_any()

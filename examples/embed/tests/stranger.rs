@@ -160,6 +160,29 @@ async fn the_readmes_app_counts_people_and_its_own_reads_and_keeps_every_hit_on_
     let tab = tab.text().await.expect("its page");
     assert!(tab.contains("Who comes"), "the tab's heading");
     assert!(tab.contains("<svg"), "the chart, drawn on the server");
+    // Its sentences name the builder's settings, never the binary's flags,
+    // and it shows no line for figures it was not given.
+    for flag in [
+        "--own-address",
+        "--trusted-proxy",
+        "--funnel-step",
+        "scripts/serve",
+        "--demo",
+    ] {
+        assert!(!tab.contains(flag), "the embedded tab names {flag}");
+    }
+    assert!(
+        tab.contains("loopback_is_self: false"),
+        "how to count this machine as people"
+    );
+    assert!(
+        !tab.contains("<dt>Connections"),
+        "no connection figures were given"
+    );
+    assert!(
+        tab.contains("<dt>Hits from this server"),
+        "the writer's figures were"
+    );
     assert!(
         tab.contains(r#"<link rel="stylesheet" href="/stats/tab.css""#),
         "the tab links its own stylesheet"
