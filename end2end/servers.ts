@@ -8,5 +8,7 @@ export const adminPorts = { sqlite: port + 1, postgres: port + 2, cached: port +
 /** The server first-run.spec starts and stops itself. Every port of the
  * e2e is named here, so that no two servers are given the same one. */
 export const firstRunPort = port + 3;
+/** The example app that embeds whocomes (embed.spec starts it itself). */
+export const embedPort = port + 5;
 /** Whether the PostgreSQL server runs (scripts/test makes its database). */
 export const withPostgres = !!process.env.E2E_DATABASE_URL;

@@ -33,4 +33,13 @@ pub mod style;
 mod view;
 mod words;
 
-pub use view::{AdminTab, ChartChoice};
+pub use view::{AdminTab, ChartChoice, TabPage};
+
+/// Takes over the tab's page of its own ([`TabPage`], as
+/// `Admin::router` renders it) in the browser: call it from the
+/// `#[wasm_bindgen] fn hydrate()` of the wasm bundle the page loads.
+#[cfg(feature = "hydrate")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hydrate")))]
+pub fn hydrate_tab() {
+    leptos::mount::hydrate_body(TabPage);
+}

@@ -84,6 +84,8 @@ fn admin_tab(
         // `admin_path` is too.
         path: Some(admin::server::DEFAULT_PATH.to_owned()),
         host: admin::server::Host::Binary,
+        // The app hydrates the tab among its own pages (frontend/).
+        bundle: None,
     })
     .context("the Admin tab cannot be set up")?;
     Ok(admin)

@@ -12,7 +12,7 @@ use activity::funnel::FunnelStep;
 use activity::recording::RecorderConfig;
 use activity::store::{ActivityStore, Retention};
 use activity::{Counter, Rules, RulesConfig, StoreName};
-use admin::server::{Admin, AdminConfig};
+use admin::server::{Admin, AdminConfig, Bundle};
 use ipnet::IpNet;
 
 use crate::site::Whocomes;
@@ -40,6 +40,7 @@ pub struct Builder {
     password: Option<String>,
     private: bool,
     funnel: Vec<FunnelStep>,
+    bundle: Option<Bundle>,
 }
 
 impl std::fmt::Debug for Builder {
@@ -72,6 +73,7 @@ impl Default for Builder {
             password: None,
             private: false,
             funnel: Vec::new(),
+            bundle: None,
         }
     }
 }
@@ -172,6 +174,19 @@ impl Builder {
         self
     }
 
+    /// The wasm bundle that hydrates the tab: the folder wasm-bindgen wrote
+    /// and the `--out-name` it was given (the README's steps). The tab's
+    /// views then change in place and its charts are drawn at the page's
+    /// width; without it the tab is served whole and works without
+    /// JavaScript.
+    pub fn tab_bundle(mut self, folder: impl Into<PathBuf>, name: impl Into<String>) -> Self {
+        self.bundle = Some(Bundle {
+            folder: folder.into(),
+            name: name.into(),
+        });
+        self
+    }
+
     /// Checks the settings, makes or loads the day keys, opens the store
     /// and starts the writer (needs a Tokio runtime). A store that cannot
     /// be reached now is not an error: the app serves, and the store is
@@ -204,6 +219,7 @@ impl Builder {
             proxies,
             funnel: self.funnel,
             path: Some(tab_path.clone()),
+            bundle: self.bundle,
             ..AdminConfig::default()
         })?;
         let turning = site_keys.kept.map(keys::KeptDayKeys::keep_turning);

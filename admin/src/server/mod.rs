@@ -39,6 +39,7 @@ use activity::store::ActivityStore;
 use chrono::{DateTime, Utc};
 
 pub use crate::model::Host;
+pub use page::Bundle;
 use reading::Reading;
 
 pub use auth::PasswordError;
@@ -77,6 +78,10 @@ pub struct AdminConfig {
     /// Who sets the tab up: its sentences name the binary's flags or the
     /// builder's settings (default: an embedding app).
     pub host: Host,
+    /// The wasm bundle that hydrates the tab's page of its own
+    /// ([`Admin::router`]), if there is one: without, the page is served
+    /// whole and works without JavaScript.
+    pub bundle: Option<Bundle>,
 }
 
 impl std::fmt::Debug for AdminConfig {
@@ -120,6 +125,7 @@ struct Inner {
     /// Where the tab is, without a trailing `/`.
     path: String,
     host: Host,
+    bundle: Option<Bundle>,
 }
 
 /// Where the tab is unless its config says otherwise.
@@ -158,7 +164,13 @@ impl Admin {
                 .trim_end_matches('/')
                 .to_owned(),
             host: config.host,
+            bundle: config.bundle,
         })))
+    }
+
+    /// The bundle that hydrates the tab's page of its own, if any.
+    pub fn bundle(&self) -> Option<&Bundle> {
+        self.0.bundle.as_ref()
     }
 
     /// Who set the tab up.

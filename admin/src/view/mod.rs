@@ -9,6 +9,7 @@ mod address;
 mod cards;
 mod charts;
 mod controls;
+mod page;
 mod visitors;
 
 use leptos::prelude::*;
@@ -19,6 +20,7 @@ use crate::span::Span;
 use address::Address;
 
 pub use controls::ChartChoice;
+pub use page::TabPage;
 
 /// What the reader asked to see, read from the page's query.
 #[derive(Clone, Copy)]

@@ -10,6 +10,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Ok(seed) = std::env::var("SITE_KEY") {
         setup = setup.key(seed); // sites sharing a seed agree on each day's tokens
     }
+    if let Ok(folder) = std::env::var("TAB_BUNDLE") {
+        setup = setup.tab_bundle(folder, "tab"); // wasm-bindgen's output: the tab hydrates
+    }
     let whocomes = setup.build().await?;
     let app = Router::new()
         .route("/", get(|| async { Html("<h1>My site</h1>") }))
