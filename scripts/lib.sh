@@ -9,6 +9,8 @@ export PATH="$CARGO_BIN:$PATH"
 
 # cargo-leptos: 0.3.10 is the newest that builds on rustc 1.95 (0.3.11 needs 1.96).
 CARGO_LEPTOS_VERSION="0.3.10"
+# cargo-semver-checks (scripts/semver): 0.51.0 reads rustc 1.95's rustdoc JSON.
+SEMVER_CHECKS_VERSION="0.51.0"
 E2E_DIR="$ROOT/end2end"
 
 # The wasm-bindgen CLI must equal the library version in Cargo.lock exactly.
