@@ -25,6 +25,9 @@ pub struct RecorderStats {
     /// Requests from a local or private address that carried a forwarding
     /// header while no proxy is trusted (`--trusted-proxy` is missing).
     untrusted_forwarding: AtomicU64,
+    /// Requests whose peer address the layer could not find (an app served
+    /// without axum's `ConnectInfo`).
+    without_peer: AtomicU64,
     /// Marks of file requests the full queue could not take.
     dropped_marks: AtomicU64,
     /// Marks of file requests handed to the queue.
@@ -61,6 +64,10 @@ pub struct StatsSnapshot {
     /// Requests from a local or private address with a forwarding header
     /// that was not believed, because no proxy is trusted.
     pub untrusted_forwarding: u64,
+    /// Requests counted without their peer address: every one of them
+    /// under no network, none taken for the site's own read.
+    #[serde(default)]
+    pub without_peer: u64,
     /// Marks of a visitor-day's file requests (a browser's evidence) that
     /// the full queue could not take (its next file tries again).
     #[serde(default)]
@@ -99,6 +106,16 @@ impl RecorderStats {
         if self.untrusted_forwarding.fetch_add(1, Ordering::Relaxed) == 0 {
             tracing::warn!(
                 "requests from this machine or a private network carry X-Forwarded-For or Forwarded, and no proxy is trusted: every visitor behind that proxy counts as one address (on this machine: as the site's own read). Name the proxy with --trusted-proxy (e.g. --trusted-proxy 127.0.0.1)"
+            );
+        }
+    }
+
+    /// Notes a request without its peer address; the first one is logged
+    /// with what fixes it.
+    pub(crate) fn without_peer(&self) {
+        if self.without_peer.fetch_add(1, Ordering::Relaxed) == 0 {
+            tracing::warn!(
+                "a request came without its peer address: it is counted, but visitors cannot be told apart by network and the site's own reads are not recognised; with axum, serve with `into_make_service_with_connect_info::<SocketAddr>()` and read `ConnectInfo` (the `whocomes` builder does both), or set `RecorderConfig::peer_address`"
             );
         }
     }
@@ -193,6 +210,7 @@ impl RecorderStats {
             failed_writes: self.failed_writes.load(Ordering::Relaxed),
             lost: self.lost.load(Ordering::Relaxed),
             untrusted_forwarding: self.untrusted_forwarding.load(Ordering::Relaxed),
+            without_peer: self.without_peer.load(Ordering::Relaxed),
             dropped_marks: self.dropped_marks.load(Ordering::Relaxed),
             marks_queued: self.marks_queued.load(Ordering::Relaxed),
             marks_written: self.marks_written.load(Ordering::Relaxed),

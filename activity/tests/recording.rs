@@ -702,3 +702,23 @@ async fn a_slow_write_does_not_stop_the_queue_draining() {
     let kept = store.visitors_since(NaiveDate::MIN).await.expect("reads");
     assert_eq!(kept.len(), 600);
 }
+
+/// A request whose peer the layer cannot find (axum keeps it as
+/// `ConnectInfo`, which the default reader does not know) is counted all
+/// the same, and counted as such, so the tab can say so.
+#[tokio::test]
+async fn a_request_without_its_peer_is_counted_and_said() {
+    let store = store();
+    let (layer, writer) = start(counter(), store.clone(), RecorderConfig::default());
+    let mut without = http::Request::get("/about")
+        .header("user-agent", BROWSER)
+        .body(())
+        .expect("a request");
+    // What axum would insert: a type the default reader does not read.
+    without.extensions_mut().insert(("not", "a SocketAddr"));
+    send(&layer, without).await;
+    send(&layer, request("/about", "198.51.100.7:4000", BROWSER)).await;
+    let stats = writer.finish().await;
+    assert_eq!(stats.without_peer, 1, "{stats:?}");
+    assert_eq!(stats.written, 2, "both counted: {stats:?}");
+}

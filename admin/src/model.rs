@@ -195,6 +195,10 @@ pub struct WriterStatus {
     /// Requests from this machine or a private network whose forwarding
     /// header was not believed because no proxy is trusted.
     pub untrusted_forwarding: u64,
+    /// Requests counted without their peer address (an app served without
+    /// axum's `ConnectInfo`).
+    #[serde(default)]
+    pub without_peer: u64,
     /// Connections open now, if this server counts them.
     pub connections_open: Option<u64>,
     /// Connections refused at the cap (503) since start.

@@ -35,7 +35,8 @@ pub type PeerAddress = fn(&http::Extensions) -> Option<IpAddr>;
 /// The default [`PeerAddress`]: a `std::net::SocketAddr` in the extensions.
 /// axum keeps its peer as `ConnectInfo<SocketAddr>` instead, which this
 /// crate cannot name: a request without a peer is counted all the same
-/// (under no network), and the layer says so in the log once.
+/// (under no network), counted as such (`StatsSnapshot::without_peer`) and
+/// said in the log once.
 pub fn socket_addr_extension(extensions: &http::Extensions) -> Option<IpAddr> {
     extensions
         .get::<std::net::SocketAddr>()
@@ -54,8 +55,6 @@ struct Shared {
     stats: Arc<RecorderStats>,
     peer: PeerAddress,
     files_seen: FilesSeen,
-    /// Whether a request without a peer address has been said in the log.
-    no_peer_said: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for ActivityLayer {
@@ -78,7 +77,6 @@ impl ActivityLayer {
                 stats,
                 peer,
                 files_seen: FilesSeen::new(),
-                no_peer_said: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -266,7 +264,7 @@ impl Shared {
         };
         let peer = (self.peer)(request.extensions());
         if peer.is_none() {
-            self.say_no_peer();
+            self.stats.without_peer();
         }
         if (!view.x_forwarded_for.is_empty() || !view.forwarded.is_empty())
             && self.counter.trusts_no_proxy()
@@ -293,21 +291,6 @@ impl Shared {
         }
         self.queue_decision(&mut pending);
         None
-    }
-
-    /// Says once that requests come without their peer address: each is
-    /// still counted, but every such visitor shares one unknown network and
-    /// loopback (the site's own reads) cannot be told.
-    #[cold]
-    fn say_no_peer(&self) {
-        if !self
-            .no_peer_said
-            .swap(true, std::sync::atomic::Ordering::Relaxed)
-        {
-            tracing::warn!(
-                "a request came without its peer address: it is counted, but visitors cannot be told apart by network and the site's own reads are not recognised; with axum, serve with `into_make_service_with_connect_info::<SocketAddr>()` and read `ConnectInfo` (the `whocomes` builder does both), or set `RecorderConfig::peer_address`"
-            );
-        }
     }
 
     /// Completes a waiting decision with the answer's status and queues it.

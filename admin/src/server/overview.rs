@@ -112,6 +112,7 @@ fn writer_status(admin: &Admin) -> WriterStatus {
         marks_done: snapshot.marks_written + snapshot.marks_lost,
         settled: snapshot.settled(),
         untrusted_forwarding: snapshot.untrusted_forwarding,
+        without_peer: snapshot.without_peer,
         connections_open: admin.connections().map(|c| c.open()),
         connections_refused: admin.connections().map_or(0, |c| c.refused_count()),
         sign_ins_refused: admin.sign_ins_refused(),

@@ -71,6 +71,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
             {status(span)}
         </p>
         <ProxyTrap untrusted_forwarding=writer.untrusted_forwarding host />
+        <NoPeer without_peer=writer.without_peer />
         {(!demo_stores.is_empty()).then(|| view! { <DemoNotice stores=demo_stores host /> })}
         {no_people.then(|| view! { <NoPeopleYet during=span.during() self_reads host /> })}
         <div class="card figures-card">
@@ -452,6 +453,24 @@ fn sign_ins_sentence(writer: &WriterStatus) -> String {
         counted(n, "attempt (429)", "attempts (429)")
     });
     format!("{} refused for too many attempts.", capitalised(&refused))
+}
+
+/// An embedding app served without the peer's address: every visitor is
+/// one, and the site's own reads are people.
+#[component]
+fn NoPeer(without_peer: u64) -> impl IntoView {
+    (without_peer > 0).then(|| {
+        view! {
+            <aside class="notice no-peer" role="alert" data-without-peer=without_peer.to_string()>
+                <strong>"Counted without the visitor's address. "</strong>
+                {format!(
+                    "{without_peer} requests came without their connection's address: they cannot be told apart, and this machine's own reads cannot be recognised. "
+                )}
+                "Serve the app with "<code>"into_make_service_with_connect_info::<SocketAddr>()"</code>
+                " (the whocomes builder's "<code>"serve"</code>" does)."
+            </aside>
+        }
+    })
 }
 
 /// The commonest deployment mistake, said where the admin looks: requests
