@@ -192,7 +192,8 @@ impl Builder {
     /// be reached now is not an error: the app serves, and the store is
     /// tried again until it answers.
     pub async fn build(self) -> Result<Whocomes, BuildError> {
-        let tab_path = check_tab_path(&self.tab_path)?;
+        let tab_path = admin::server::check_path(&self.tab_path)
+            .map_err(|_| BuildError::TabPath(self.tab_path.clone()))?;
         let url = self
             .store_url
             .clone()
@@ -231,32 +232,5 @@ impl Builder {
             writer,
             turning,
         })
-    }
-}
-
-/// A tab path: `/` and a path without a query, not ending in `/` (`/` alone is refused).
-fn check_tab_path(path: &str) -> Result<String, BuildError> {
-    let trimmed = path.trim_end_matches('/');
-    let fine = trimmed.starts_with('/')
-        && !trimmed.contains(['?', '#', '{', '}', '*'])
-        && !trimmed.contains("//");
-    if fine {
-        Ok(trimmed.to_owned())
-    } else {
-        Err(BuildError::TabPath(path.to_owned()))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_tab_path_is_a_path_of_its_own() {
-        assert_eq!(check_tab_path("/stats/").expect("fine"), "/stats");
-        assert_eq!(check_tab_path("/site/stats").expect("fine"), "/site/stats");
-        for wrong in ["", "/", "stats", "/stats?x=1", "/{id}", "/a//b"] {
-            assert!(check_tab_path(wrong).is_err(), "{wrong:?}");
-        }
     }
 }

@@ -78,7 +78,7 @@ where
                 ))
             });
         }
-        if request.uri().path() == crate::style::href(self.admin.path()) {
+        if request.uri().path() == self.admin.style_path() {
             return Box::pin(async { Ok(crate::style::answer()) });
         }
         if let Some(name) = self.admin.beside_tab(request.uri().path()) {

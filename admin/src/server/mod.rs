@@ -103,6 +103,23 @@ pub enum SetupError {
     /// The funnel is refused.
     #[error(transparent)]
     Funnel(#[from] FunnelError),
+    /// The tab's path is refused.
+    #[error("the tab's path {0:?} is not a path of its own, like /stats")]
+    Path(String),
+}
+
+/// The tab's path as given: `/` and a path of its own (not `/` alone),
+/// without a query or a pattern; a trailing `/` is dropped.
+pub fn check_path(path: &str) -> Result<String, SetupError> {
+    let trimmed = path.trim_end_matches('/');
+    let fine = trimmed.starts_with('/')
+        && !trimmed.contains(['?', '#', '{', '}', '*'])
+        && !trimmed.contains("//");
+    if fine {
+        Ok(trimmed.to_owned())
+    } else {
+        Err(SetupError::Path(path.to_owned()))
+    }
 }
 
 /// The Admin tab's state, shared by its server functions and exports.
@@ -124,6 +141,8 @@ struct Inner {
     demo: Option<StoreName>,
     /// Where the tab is, without a trailing `/`.
     path: String,
+    /// Where its stylesheet is served (made once, compared on every request).
+    style: String,
     host: Host,
     bundle: Option<Bundle>,
 }
@@ -145,6 +164,8 @@ impl Admin {
     pub fn new(config: AdminConfig) -> Result<Self, SetupError> {
         check_funnel(&config.funnel)?;
         let password = config.password.as_deref().map(Password::new).transpose()?;
+        let path = check_path(config.path.as_deref().unwrap_or(DEFAULT_PATH))?;
+        let path = path.as_str();
         Ok(Self(Arc::new(Inner {
             reading: Reading::new(config.stores, config.funnel),
             recorder: config.recorder,
@@ -157,12 +178,8 @@ impl Admin {
             private: config.private,
             proxies: config.proxies,
             demo: config.demo,
-            path: config
-                .path
-                .as_deref()
-                .unwrap_or(DEFAULT_PATH)
-                .trim_end_matches('/')
-                .to_owned(),
+            path: path.to_owned(),
+            style: crate::style::href(path),
             host: config.host,
             bundle: config.bundle,
         })))
@@ -181,6 +198,11 @@ impl Admin {
     /// Where the tab is mounted.
     pub fn path(&self) -> &str {
         &self.0.path
+    }
+
+    /// Where the tab's stylesheet is served.
+    pub(crate) fn style_path(&self) -> &str {
+        &self.0.style
     }
 
     /// What a request path names beside the tab (`{tab}/api/{name}`): a
@@ -382,3 +404,17 @@ pub use crate::model::SignInError;
 
 /// How long a client refused over the global budget is asked to wait.
 const BUSY_RETRY_SECONDS: u64 = 2;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tab_path_is_a_path_of_its_own() {
+        assert_eq!(check_path("/stats/").expect("fine"), "/stats");
+        assert_eq!(check_path("/site/stats").expect("fine"), "/site/stats");
+        for wrong in ["", "/", "stats", "/stats?x=1", "/{id}", "/a//b"] {
+            assert!(check_path(wrong).is_err(), "{wrong:?}");
+        }
+    }
+}
