@@ -96,6 +96,7 @@ impl std::fmt::Debug for AdminConfig {
 
 /// Why the tab cannot be set up as configured.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SetupError {
     /// The password cannot be hashed.
     #[error(transparent)]
