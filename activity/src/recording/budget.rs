@@ -5,7 +5,7 @@
 //! hour — the first ones it sees, and after a restart the ones the store
 //! already has — and counts the requests for any other under
 //! [`OTHER_PATHS`]: every total stays exact, only the tail loses its name.
-//! The folds of [`answered_path`](crate::path::answered_path) (none starts
+//! The folds of [`answered_path`](crate::request::path::answered_path) (none starts
 //! with `/`) are always kept.
 //!
 //! Each writer keeps its own count: several servers writing one PostgreSQL
@@ -15,10 +15,10 @@ use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
 
-use crate::hit::StoreName;
-use crate::path::OTHER_PATHS;
-use crate::rows::{Seen, hour_of};
-use crate::store::ActivityStore;
+use crate::port::rows::{Seen, hour_of};
+use crate::port::store::ActivityStore;
+use crate::request::hit::StoreName;
+use crate::request::path::OTHER_PATHS;
 
 /// Hours whose paths are remembered: the current one, the one before (late
 /// hits at the turn of the hour), and a few more for an import, whose
@@ -120,13 +120,13 @@ impl PathBudget {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::address::Network;
-    use crate::classify::Kind;
-    use crate::evidence::{Evidence, Shape};
-    use crate::hit::Hit;
-    use crate::rows::{Batch, HourRow};
-    use crate::store::{MemoryStore, Retention};
-    use crate::token::VisitorToken;
+    use crate::port::rows::{Batch, HourRow};
+    use crate::port::store::{MemoryStore, Retention};
+    use crate::request::classify::Kind;
+    use crate::request::evidence::{Evidence, Shape};
+    use crate::request::hit::Hit;
+    use crate::visitor::address::Network;
+    use crate::visitor::token::VisitorToken;
     use chrono::TimeZone as _;
 
     fn name() -> StoreName {
@@ -174,12 +174,18 @@ mod tests {
             hit(2, "/b"),
             hit(3, "/c"),
             hit(4, "/a"),
-            hit(5, crate::path::NOT_FOUND),
+            hit(5, crate::request::path::NOT_FOUND),
         ];
         block_on(budget.admit(&store, &mut seen));
         assert_eq!(
             paths(&seen),
-            ["/a", "/b", OTHER_PATHS, "/a", crate::path::NOT_FOUND]
+            [
+                "/a",
+                "/b",
+                OTHER_PATHS,
+                "/a",
+                crate::request::path::NOT_FOUND
+            ]
         );
         let batch = Batch::fold_all(&seen);
         assert_eq!(batch.hits, 5, "every request still counted");

@@ -21,11 +21,11 @@ use tokio::sync::mpsc;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::classify::RequestView;
-use crate::evidence::FilesSeen;
-use crate::hit::{Counter, Decision};
-use crate::recorder_stats::RecorderStats;
-use crate::rows::Seen;
+use crate::recording::recorder_stats::RecorderStats;
+use crate::request::classify::RequestView;
+use crate::request::evidence::FilesSeen;
+use crate::request::hit::{Counter, Decision};
+use crate::request::seen::Seen;
 
 /// Finds the connection's peer address in a request's extensions. With
 /// axum: `|ext| ext.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())`
@@ -331,12 +331,7 @@ impl Shared {
         // Marks never take the queue's last half: a flood of file
         // requests from many addresses cannot crowd out the hits.
         let room = self.queue.capacity() * 2 >= self.queue.max_capacity();
-        let mark = self.counter.files_mark_of(client, now);
-        let seen = if scripts {
-            Seen::Scripts(mark)
-        } else {
-            Seen::Files(mark)
-        };
+        let seen = Seen::mark(self.counter.files_mark_of(client, now), scripts);
         if room && self.queue.try_send(seen).is_ok() {
             self.stats.queued_mark();
         } else {

@@ -1,9 +1,12 @@
 //! Recording, on a server: the tower layer that turns requests into hits on
 //! the request path without waiting, and the background writer that folds
-//! them into rows and writes them to a store in batches. Behind the
-//! `server` feature (native only: it needs tokio).
+//! them into rows and writes them to a store in batches. The layer and the
+//! writer are behind the `server` feature (native only: they need tokio);
+//! the rows pending a write ([`pending`]) and the recorder's figures
+//! ([`recorder_stats`], also read by the tab in the browser) are not.
 //!
 //! ```no_run
+//! # #[cfg(feature = "server")]
 //! # async fn example(store: std::sync::Arc<dyn whocomes_activity::store::ActivityStore>) {
 //! use whocomes_activity::recording::{start, RecorderConfig};
 //! use whocomes_activity::{Counter, Rules, StoreName, VisitorKey};
@@ -22,10 +25,19 @@
 //! # }
 //! ```
 
+#[cfg(feature = "server")]
 mod budget;
+#[cfg(feature = "server")]
 mod layer;
+pub mod pending;
+pub mod recorder_stats;
+#[cfg(feature = "server")]
 mod writer;
 
-pub use crate::recorder_stats::{RecorderStats, StatsSnapshot};
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use layer::{ActivityLayer, ActivityService, PeerAddress, socket_addr_extension};
+pub use recorder_stats::{RecorderStats, StatsSnapshot};
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use writer::{HitFeed, RecorderConfig, WriterHandle, WriterStopped, start, start_feed};

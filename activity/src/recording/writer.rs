@@ -21,7 +21,7 @@
 //! is gone (an import's feed dropped), it closes the queue, writes what is
 //! left and ends. Before folding, it caps the paths each hour keeps
 //! ([`PathBudget`]) and works out the signs that need a
-//! visitor-day's recent past (`evidence::Watch`: a file before the page, a
+//! visitor-day's recent past (`verdict::watch::Watch`: a file before the page, a
 //! form posted at once, a rate no reader keeps), in arrival order.
 
 use std::collections::VecDeque;
@@ -34,14 +34,15 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::evidence::Watch;
-use crate::hit::Counter;
-use crate::pending::PendingRows;
-use crate::recorder_stats::{RecorderStats, StatsSnapshot};
+use crate::port::rows::Batch;
+use crate::port::store::{ActivityStore, StoreError};
 use crate::recording::budget::PathBudget;
 use crate::recording::layer::{ActivityLayer, PeerAddress, socket_addr_extension};
-use crate::rows::{Batch, Seen};
-use crate::store::{ActivityStore, StoreError};
+use crate::recording::pending::PendingRows;
+use crate::recording::recorder_stats::{RecorderStats, StatsSnapshot};
+use crate::request::hit::Counter;
+use crate::request::seen::Seen;
+use crate::verdict::watch::Watch;
 
 /// How the recorder queues and writes.
 #[derive(Clone, Copy, Debug)]
@@ -218,14 +219,7 @@ async fn run(
             budget.admit(&*store, &mut buffer).await;
             // The signs that need time, in arrival order, before folding.
             for seen in &mut buffer {
-                match seen {
-                    Seen::Hit(hit) => {
-                        hit.evidence |=
-                            watch.signs(hit.at.date_naive(), &hit.visitor, hit.at, hit.shape);
-                    }
-                    Seen::Files(mark) => watch.files(mark),
-                    Seen::Scripts(mark) => watch.scripts(mark),
-                }
+                watch.see(seen);
             }
             stats.arrived(buffer.iter().filter_map(|seen| match seen {
                 Seen::Hit(hit) => Some(hit.at),

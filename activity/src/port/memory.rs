@@ -1,0 +1,328 @@
+//! The store that keeps activity in memory: the reference adapter the
+//! contract is first run on, for tests, and for trying whocomes out.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+
+use crate::port::figures::CostMeter;
+use crate::port::readers::{
+    day_requests_from_hours, latest_of_all, page_of_hours, page_of_visitors, read_and_summarize,
+};
+use crate::port::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
+use crate::port::store::{ActivityStore, Imported, Retention, StoreError};
+use crate::request::bot_class::BotClass;
+use crate::request::hit::StoreName;
+use crate::sums::report::{BotCount, FunnelStep, KindCounts, class_visitor_days, merge_visitors};
+use crate::sums::summary::DaySummary;
+use crate::visitor::token::VisitorToken;
+/// Keeps activity in memory: for tests, and for trying whocomes out.
+#[derive(Debug)]
+pub struct MemoryStore {
+    name: StoreName,
+    retention: Retention,
+    kept: Mutex<Batch>,
+    expired: Mutex<BTreeMap<NaiveDate, KindCounts>>,
+    expired_classes: Mutex<BTreeMap<(NaiveDate, BotClass), BotCount>>,
+    marks: Mutex<BTreeMap<NaiveDate, u64>>,
+    imports: Mutex<BTreeMap<String, Imported>>,
+    notes: Mutex<BTreeMap<String, String>>,
+    meter: CostMeter,
+    failing: Mutex<Option<String>>,
+    /// How long each write takes before it is kept (tests of a slow store).
+    #[cfg(feature = "server")]
+    write_delay: Mutex<Duration>,
+}
+
+impl MemoryStore {
+    /// An empty store named `name`.
+    pub fn new(name: StoreName, retention: Retention) -> Self {
+        Self {
+            name,
+            imports: Mutex::default(),
+            notes: Mutex::default(),
+            retention,
+            kept: Mutex::new(Batch::default()),
+            expired: Mutex::new(BTreeMap::new()),
+            expired_classes: Mutex::default(),
+            marks: Mutex::default(),
+            meter: CostMeter::default(),
+            failing: Mutex::new(None),
+            #[cfg(feature = "server")]
+            write_delay: Mutex::default(),
+        }
+    }
+
+    /// Makes every later write take `delay` before it is kept. For tests of
+    /// a slow store (a big write to a remote database, a busy disk). Needs
+    /// the `server` feature (a Tokio timer).
+    #[cfg(feature = "server")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+    pub fn set_write_delay(&self, delay: Duration) {
+        *self
+            .write_delay
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = delay;
+    }
+
+    /// Makes every later write fail with `reason` (`None`: work again). For
+    /// tests of what happens when a store goes away.
+    pub fn set_failing(&self, reason: Option<&str>) {
+        *self
+            .failing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = reason.map(str::to_owned);
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, Batch> {
+        self.kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[async_trait]
+impl ActivityStore for MemoryStore {
+    fn name(&self) -> &StoreName {
+        &self.name
+    }
+
+    async fn availability(&self) -> Availability {
+        let failing = self
+            .failing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        Availability {
+            available: failing.is_none(),
+            reason: failing.unwrap_or_else(|| "kept in memory until the server stops".to_owned()),
+            retention: self.retention.describe(),
+        }
+    }
+
+    async fn record(&self, batch: &Batch) -> Result<(), StoreError> {
+        let started = Instant::now();
+        #[cfg(feature = "server")]
+        {
+            let delay = *self
+                .write_delay
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+        }
+        let failing = self
+            .failing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let result = match failing {
+            Some(reason) => Err(StoreError::Unavailable(reason)),
+            None => {
+                let mut marks = self
+                    .marks
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                for mark in &batch.marks {
+                    *marks.entry(mark.day).or_default() += 1;
+                }
+                let mut kept = self.kept();
+                let mut merged = std::mem::take(&mut *kept).merge(batch.clone());
+                // A mark for a visitor-day this store has no row of marks nothing.
+                merged.marks.clear();
+                *kept = merged;
+                Ok(())
+            }
+        };
+        self.meter.record(started, &result);
+        result
+    }
+
+    async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
+        Ok(self
+            .kept()
+            .hours
+            .iter()
+            .filter(|row| row.hour >= since)
+            .cloned()
+            .collect())
+    }
+
+    async fn paths_in_hour(&self, hour: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
+        Ok(self
+            .kept()
+            .hours
+            .iter()
+            .filter(|row| row.hour == hour && row.store == self.name)
+            .map(|row| row.path.clone())
+            .collect())
+    }
+
+    async fn hours_page(
+        &self,
+        since: DateTime<Utc>,
+        after: Option<(DateTime<Utc>, String)>,
+        limit: usize,
+    ) -> Result<Vec<HourRow>, StoreError> {
+        page_of_hours(self, since, after, limit).await
+    }
+
+    async fn visitors_page(
+        &self,
+        since: NaiveDate,
+        after: Option<(NaiveDate, VisitorToken)>,
+        limit: usize,
+    ) -> Result<Vec<VisitorDay>, StoreError> {
+        page_of_visitors(self, since, after, limit).await
+    }
+
+    async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
+        Ok(self
+            .kept()
+            .visitors
+            .iter()
+            .filter(|row| row.day >= since)
+            .cloned()
+            .collect())
+    }
+
+    async fn latest_visitors(
+        &self,
+        since: NaiveDate,
+        limit: usize,
+    ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
+        latest_of_all(self, since, limit).await
+    }
+
+    async fn day_summaries(
+        &self,
+        first: NaiveDate,
+        last: NaiveDate,
+        steps: &[FunnelStep],
+    ) -> Result<Vec<DaySummary>, StoreError> {
+        read_and_summarize(self, first, last, steps).await
+    }
+
+    async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        day_requests_from_hours(self, since).await
+    }
+
+    async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
+        let mut kept = self.kept();
+        let visitor_cutoff = self.retention.first_visitor_day(now);
+        let mut expired = self
+            .expired
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut classes = self
+            .expired_classes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for row in kept.visitors.iter().filter(|row| row.day < visitor_cutoff) {
+            expired
+                .entry(row.day)
+                .or_default()
+                .add(row.counts().verdict().kind);
+            for (class, count) in class_visitor_days(&merge_visitors([row])) {
+                // Verified crawlers are counted while their rows are kept.
+                let count = BotCount {
+                    verified: 0,
+                    ..count
+                };
+                *classes.entry((row.day, class)).or_default() += count;
+            }
+        }
+        kept.visitors.retain(|row| row.day >= visitor_cutoff);
+        if let Some(hour_cutoff) = self.retention.first_hour(now) {
+            kept.hours.retain(|row| row.hour >= hour_cutoff);
+        }
+        Ok(())
+    }
+
+    async fn imported(&self, log: &str) -> Result<Option<Imported>, StoreError> {
+        Ok(self
+            .imports
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(log)
+            .cloned())
+    }
+
+    async fn mark_imported(&self, imported: &Imported) -> Result<(), StoreError> {
+        self.imports
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(imported.log.clone(), imported.clone());
+        Ok(())
+    }
+
+    async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .notes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(name)
+            .cloned())
+    }
+
+    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
+        self.notes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(name.to_owned(), body.to_owned());
+        Ok(())
+    }
+
+    async fn expired_kinds_since(
+        &self,
+        since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
+        let expired = self
+            .expired
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(expired
+            .range(since..)
+            .map(|(day, kinds)| (*day, *kinds))
+            .collect())
+    }
+
+    async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        let marks = self
+            .marks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(marks.range(since..).map(|(day, n)| (*day, *n)).collect())
+    }
+
+    async fn bot_days_since(
+        &self,
+        since: NaiveDate,
+    ) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError> {
+        let mut days: BTreeMap<(NaiveDate, BotClass), BotCount> = BTreeMap::new();
+        for row in self.kept().bot_days.iter().filter(|row| row.day >= since) {
+            days.entry((row.day, row.class)).or_default().requests += row.requests;
+        }
+        let classes = self
+            .expired_classes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for ((day, class), count) in classes.range((since, BotClass::SearchEngine)..) {
+            *days.entry((*day, *class)).or_default() += *count;
+        }
+        Ok(days
+            .into_iter()
+            .map(|((day, class), count)| (day, class, count))
+            .collect())
+    }
+
+    fn cost(&self) -> Cost {
+        self.meter.snapshot()
+    }
+
+    async fn close(&self) {}
+}

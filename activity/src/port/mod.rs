@@ -1,0 +1,17 @@
+//! The store port (SPEC §6) and its reference stores:
+//!
+//! - `store` — the [`ActivityStore`](store::ActivityStore) trait, its errors
+//!   and what it is told to keep;
+//! - `rows` — the rows it carries;
+//! - `memory`, `null` — the stores that need no engine;
+//! - `readers` — the reference readers an adapter with no quicker way calls;
+//! - `figures` — what an adapter counts about itself for the Stores card.
+//!
+//! The SQL and Cosmos DB adapters live in their own crates under `stores/`.
+
+pub mod figures;
+pub mod memory;
+pub mod null;
+pub mod readers;
+pub mod rows;
+pub mod store;

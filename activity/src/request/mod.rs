@@ -1,0 +1,21 @@
+//! The request's decision (SPEC §1–§3, §5): whether a request is counted,
+//! as a person, a bot or the site's own read, and the hit it becomes — with
+//! the signs it shows (`evidence`), its cleaned path and its source. Every
+//! list the decision reads is in `rules` (with `bots`, `bot_class` and
+//! `crawlers`); `known_agents` remembers decisions already made per agent.
+//! `logline` takes an access-log line apart into the same request view.
+
+pub mod bot_class;
+pub mod bots;
+pub mod classify;
+pub mod crawlers;
+pub mod evidence;
+pub mod hit;
+mod known_agents;
+pub mod logline;
+pub mod mark;
+pub mod path;
+pub mod rules;
+pub mod seen;
+pub mod source;
+pub mod store_name;

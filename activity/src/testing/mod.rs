@@ -1,0 +1,13 @@
+//! Test support for stores and apps built on this crate, behind the
+//! `testing` feature: the store contract every adapter must meet
+//! (`contract`, with `holdings`), made-up traffic (`sample`); and finding
+//! the third-party corpus beside the repository (`corpus`, always built:
+//! the server's tests and benches use it too).
+
+#[cfg(any(test, feature = "testing"))]
+pub mod contract;
+pub mod corpus;
+#[cfg(any(test, feature = "testing"))]
+pub mod holdings;
+#[cfg(any(test, feature = "testing"))]
+pub mod sample;

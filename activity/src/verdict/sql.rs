@@ -1,0 +1,70 @@
+//! The visitor-day kind rule of SPEC §3 as one SQL expression each, in
+//! words SQLite and PostgreSQL both read the same way, over a `visitor_days`
+//! row whose columns are prefixed with `p` (`""` or `"v."`). It sits beside
+//! [`crate::sums::report::visitor_kind`], the reference, so that the rule has one
+//! home; the store contract checks every engine against the reference.
+//! Text only: this crate runs no SQL.
+
+use crate::request::bot_class::BotClass;
+use crate::request::evidence::Evidence;
+
+/// A browser's evidence and no impostor's sign.
+fn passes(p: &str) -> String {
+    format!(
+        "(({p}evidence & {}) <> 0 AND ({p}evidence & {}) = 0)",
+        Evidence::BROWSER.0,
+        Evidence::IMPOSTOR.0
+    )
+}
+
+/// People: a person request, a browser's evidence and no impostor's sign.
+pub fn people(p: &str) -> String {
+    format!("({p}requests > {p}bots + {p}self_reads AND {})", passes(p))
+}
+
+/// Scanners and crawlers: not people, and not only the site's own reads.
+pub fn bots(p: &str) -> String {
+    format!("({p}requests > {p}self_reads AND NOT {})", people(p))
+}
+
+/// The site's own reads: nothing but.
+pub fn self_reads(p: &str) -> String {
+    format!("({p}requests <= {p}self_reads)")
+}
+
+/// Person-looking requests without a browser's evidence (a disguised agent).
+pub fn disguised(p: &str) -> String {
+    format!(
+        "({p}requests > {p}bots + {p}self_reads AND NOT {})",
+        passes(p)
+    )
+}
+
+/// The bot classes a scanners-and-crawlers row counts under, as bits:
+/// its own, and scanner's when it was disguised.
+pub fn classes(p: &str) -> String {
+    format!(
+        "({p}bot_classes | CASE WHEN {} THEN {} ELSE 0 END)",
+        disguised(p),
+        BotClass::Scanner.bit()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rule_names_the_bits_of_activity() {
+        assert_eq!(
+            people("v."),
+            "(v.requests > v.bots + v.self_reads AND ((v.evidence & 35) <> 0 AND (v.evidence & 28) = 0))"
+        );
+        assert_eq!(
+            Evidence::WAIVED.0,
+            2,
+            "the migrations' default for older rows"
+        );
+        assert!(classes("").contains("THEN 256 ELSE 0"));
+    }
+}
