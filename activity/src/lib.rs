@@ -58,7 +58,7 @@ pub use sums::{funnel, report, summary, visitor_numbers};
 pub use testing::corpus;
 #[cfg(any(test, feature = "testing"))]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
-pub use testing::{contract, holdings, sample};
+pub use testing::{contract, holdings, sample, verdict_table};
 pub use verdict::sql as kind_sql;
 pub use visitor::{address, countries, country, past, ratchet, token};
 

@@ -3,8 +3,7 @@
 
 use std::io::Write;
 
-use activity::evidence::Evidence;
-use activity::report::{VisitorKind, visitor_kind};
+use activity::report::VisitorKind;
 use activity::rows::{HourRow, VisitorDay};
 
 /// Which rows an export holds.
@@ -220,23 +219,11 @@ struct Exported<'a> {
 }
 
 /// The kind of a visitor-day and its signs in words: the browser's and the
-/// impostor's it showed, and why it is not people when it is not.
+/// impostor's it showed, and why it is not people when it is not (the
+/// verdict's own words).
 pub fn kind_and_signs(row: &VisitorDay) -> (VisitorKind, Vec<&'static str>) {
-    let kind = visitor_kind(row.requests, row.bots, row.self_reads, row.evidence);
-    let mut signs = row.evidence.words();
-    let person_looking = row.requests > row.bots.saturating_add(row.self_reads);
-    if kind == VisitorKind::Bot {
-        if person_looking && !row.evidence.has(Evidence::BROWSER) {
-            signs.push("no browser's sign (no file of the page, no call from its script)");
-        }
-        if !person_looking {
-            signs.push("every request a bot's or the site's own");
-        }
-    }
-    if kind == VisitorKind::SelfRead {
-        signs.push("only the site's own reads");
-    }
-    (kind, signs)
+    let verdict = row.counts().verdict();
+    (verdict.kind, verdict.signs())
 }
 
 /// The words of a kind, as the export writes it.

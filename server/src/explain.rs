@@ -24,7 +24,10 @@ use std::io::{BufRead, Write};
 
 use activity::address::parse_address;
 use activity::bot_class::{BotClass, BotClasses};
-use activity::evidence::{Evidence, Watch};
+use activity::evidence::Evidence;
+use activity::rows::Seen;
+use activity::verdict::DayCounts;
+use activity::verdict::watch::Watch;
 use activity::logline::{self, LogFormat};
 use activity::{Counted, Counter, Hit, Kind, RequestView};
 use chrono::{DateTime, Utc};
@@ -254,14 +257,10 @@ impl Context<'_> {
             .shows_files
             .then(|| counter.files_mark(request, Some(peer), at));
         if let Some(mark) = &mark {
-            if decision.shows_scripts {
-                watch.scripts(mark);
-            } else {
-                watch.files(mark);
-            }
+            watch.see(&mut Seen::mark(mark.clone(), decision.shows_scripts));
         }
         if let Some(hit) = decision.hit.as_mut() {
-            hit.evidence |= watch.signs(hit.at.date_naive(), &hit.visitor, hit.at, hit.shape);
+            watch.see_hit(hit);
         }
         let (evidence, evidence_note) = evidence_of(&decision);
         let counted_as = match decision.counted {
@@ -316,15 +315,8 @@ fn evidence_of(decision: &activity::Decision) -> (Vec<&'static str>, Option<&'st
     let Some(hit) = &decision.hit else {
         return (Vec::new(), None);
     };
-    let note = (hit.kind == Kind::Person).then(|| {
-        if hit.evidence.has(Evidence::IMPOSTOR) {
-            "an impostor's sign: its visitor-day counts under scanners and crawlers"
-        } else if hit.evidence.passes() {
-            "its visitor-day counts as people (unless it shows an impostor's sign)"
-        } else {
-            "its visitor-day counts as people once it fetches one of the page's files or the app reports a navigation; until then, under scanners and crawlers"
-        }
-    });
+    let note = (hit.kind == Kind::Person)
+        .then(|| DayCounts::one_person_request(hit.evidence).verdict().request_note());
     (hit.evidence.words(), note)
 }
 

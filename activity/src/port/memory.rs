@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+#[cfg(feature = "server")]
+use std::time::Duration;
+use std::time::Instant;
 
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -16,7 +18,7 @@ use crate::port::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use crate::port::store::{ActivityStore, Imported, Retention, StoreError};
 use crate::request::bot_class::BotClass;
 use crate::request::hit::StoreName;
-use crate::sums::report::{BotCount, FunnelStep, KindCounts, class_visitor_days, merge_visitors};
+use crate::sums::report::{BotCount, FunnelStep, KindCounts, expiring_totals};
 use crate::sums::summary::DaySummary;
 use crate::visitor::token::VisitorToken;
 /// Keeps activity in memory: for tests, and for trying whocomes out.
@@ -222,18 +224,15 @@ impl ActivityStore for MemoryStore {
             .expired_classes
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut by_day: BTreeMap<NaiveDate, Vec<&VisitorDay>> = BTreeMap::new();
         for row in kept.visitors.iter().filter(|row| row.day < visitor_cutoff) {
-            expired
-                .entry(row.day)
-                .or_default()
-                .add(row.counts().verdict().kind);
-            for (class, count) in class_visitor_days(&merge_visitors([row])) {
-                // Verified crawlers are counted while their rows are kept.
-                let count = BotCount {
-                    verified: 0,
-                    ..count
-                };
-                *classes.entry((row.day, class)).or_default() += count;
+            by_day.entry(row.day).or_default().push(row);
+        }
+        for (day, rows) in by_day {
+            let (kinds, day_classes) = expiring_totals(rows);
+            *expired.entry(day).or_default() += kinds;
+            for (class, count) in day_classes {
+                *classes.entry((day, class)).or_default() += count;
             }
         }
         kept.visitors.retain(|row| row.day >= visitor_cutoff);

@@ -205,6 +205,27 @@ pub fn class_visitor_days(visitors: &[MergedVisitor]) -> BTreeMap<BotClass, BotC
     classes
 }
 
+/// What retention keeps of visitor-day rows it deletes (SPEC §6): their
+/// kinds, and their classes' visitor-days and requests (verified crawlers
+/// are counted only while their rows are kept). Each row on its own: rows
+/// of one store, day and token are one visitor-day already.
+pub fn expiring_totals<'a>(
+    rows: impl IntoIterator<Item = &'a VisitorDay>,
+) -> (KindCounts, BTreeMap<BotClass, BotCount>) {
+    let mut kinds = KindCounts::default();
+    let mut classes: BTreeMap<BotClass, BotCount> = BTreeMap::new();
+    for row in rows {
+        kinds.add(row.counts().verdict().kind);
+        for (class, count) in class_visitor_days(&merge_visitors([row])) {
+            *classes.entry(class).or_default() += BotCount {
+                verified: 0,
+                ..count
+            };
+        }
+    }
+    (kinds, classes)
+}
+
 /// How many people visitor-days took one step.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FunnelCount {

@@ -11,3 +11,5 @@ pub mod corpus;
 pub mod holdings;
 #[cfg(any(test, feature = "testing"))]
 pub mod sample;
+#[cfg(any(test, feature = "testing"))]
+pub mod verdict_table;

@@ -1,8 +1,12 @@
-//! The visitor-day kind rule of SPEC §3 as one SQL expression each, in
-//! words SQLite and PostgreSQL both read the same way, over a `visitor_days`
-//! row whose columns are prefixed with `p` (`""` or `"v."`). It sits beside
-//! [`crate::sums::report::visitor_kind`], the reference, so that the rule has one
-//! home; the store contract checks every engine against the reference.
+//! The visitor-day verdict of SPEC §3 as one SQL expression each, in words
+//! SQLite and PostgreSQL both read the same way, over a `visitor_days` row
+//! whose columns are prefixed with `p` (`""` or `"v."`), made from the
+//! [`Evidence`] bits themselves. It sits beside [`crate::verdict::rule`],
+//! the reference, so that the rule has one home: the SQL stores' tests run
+//! these over the verdict's whole table (`testing::verdict_table`: every
+//! combination of signs) and compare each answer with
+//! [`DayCounts::verdict`](crate::verdict::rule::DayCounts::verdict); the
+//! store contract checks every engine's sums against the reference.
 //! Text only: this crate runs no SQL.
 
 use crate::request::bot_class::BotClass;
@@ -30,6 +34,13 @@ pub fn bots(p: &str) -> String {
 /// The site's own reads: nothing but.
 pub fn self_reads(p: &str) -> String {
     format!("({p}requests <= {p}self_reads)")
+}
+
+/// A row's evidence with a file's mark added ([`Evidence::FILES`]): what a
+/// store sets when one of the page's files was fetched after the row was
+/// written.
+pub fn with_files(p: &str) -> String {
+    format!("({p}evidence | {})", Evidence::FILES.0)
 }
 
 /// Person-looking requests without a browser's evidence (a disguised agent).
@@ -66,5 +77,6 @@ mod tests {
             "the migrations' default for older rows"
         );
         assert!(classes("").contains("THEN 256 ELSE 0"));
+        assert_eq!(with_files("v."), "(v.evidence | 1)");
     }
 }

@@ -10,6 +10,7 @@ use std::hash::{Hash, Hasher};
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::request::evidence::{Evidence, INSTANT_POST, RATE_PAGES, RATE_WINDOW, Shape};
+use crate::request::hit::Hit;
 use crate::request::mark::FilesMark;
 use crate::request::seen::Seen;
 use crate::visitor::token::VisitorToken;
@@ -46,12 +47,15 @@ impl Watch {
     /// drive the watch.
     pub fn see(&mut self, seen: &mut Seen) {
         match seen {
-            Seen::Hit(hit) => {
-                hit.evidence |= self.signs(hit.at.date_naive(), &hit.visitor, hit.at, hit.shape);
-            }
+            Seen::Hit(hit) => self.see_hit(hit),
             Seen::Files(mark) => self.files(mark),
             Seen::Scripts(mark) => self.scripts(mark),
         }
+    }
+
+    /// [`see`](Self::see) for a hit held on its own (a decision's).
+    pub fn see_hit(&mut self, hit: &mut Hit) {
+        hit.evidence |= self.signs(hit.at.date_naive(), &hit.visitor, hit.at, hit.shape);
     }
 
     /// Notes that a visitor-day fetched one of the page's files.

@@ -6,11 +6,12 @@
 //! as counts.
 
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
 
-use activity::evidence::{BrowserEvidence, Evidence, FilesMark, Watch};
-use activity::{Hit, Kind, VisitorToken};
-use chrono::NaiveDate;
+use activity::evidence::{BrowserEvidence, Evidence, FilesMark};
+use activity::rows::Seen;
+use activity::verdict::DayCounts;
+use activity::verdict::watch::{Watch, day_key};
+use activity::{Hit, Kind};
 
 /// The visitor-days of an import and their evidence.
 #[derive(Debug, Default)]
@@ -22,17 +23,16 @@ pub struct EvidenceWatch {
 }
 
 impl EvidenceWatch {
-    /// Notes a counted request, in log order.
-    pub fn hit(&mut self, hit: &Hit) {
-        let signs = self
-            .watch
-            .signs(hit.at.date_naive(), &hit.visitor, hit.at, hit.shape);
+    /// Notes a counted request, in log order, and adds the signs that need
+    /// time to its evidence (the writer's own watch finds the same ones).
+    pub fn hit(&mut self, hit: &mut Hit) {
+        self.watch.see_hit(hit);
         let entry = self
             .days
-            .entry(key(hit.at.date_naive(), &hit.visitor))
+            .entry(day_key(hit.at.date_naive(), &hit.visitor))
             .or_default();
         entry.0 |= hit.kind == Kind::Person;
-        entry.1 |= hit.evidence | signs;
+        entry.1 |= hit.evidence;
     }
 
     /// Notes a request for one of the page's files (`scripts`: one of its
@@ -40,16 +40,15 @@ impl EvidenceWatch {
     pub fn files(&mut self, mark: &FilesMark, scripts: bool, revalidated: bool) {
         self.files += 1;
         self.revalidated += u64::from(revalidated);
-        if scripts {
-            self.watch.scripts(mark);
-        } else {
-            self.watch.files(mark);
-        }
-        let entry = self.days.entry(key(mark.day, &mark.visitor)).or_default();
+        self.watch.see(&mut Seen::mark(mark.clone(), scripts));
+        let entry = self
+            .days
+            .entry(day_key(mark.day, &mark.visitor))
+            .or_default();
         entry.1 |= Evidence::FILES;
     }
 
-    /// The counts, under `rule`.
+    /// The counts, under `rule`: each person-looking visitor-day's verdict.
     pub fn finish(self, rule: BrowserEvidence) -> EvidenceTally {
         let mut tally = EvidenceTally {
             rule,
@@ -57,43 +56,29 @@ impl EvidenceWatch {
             revalidated: self.revalidated,
             ..EvidenceTally::default()
         };
-        for (person, evidence) in self.days.values() {
-            if !person {
-                continue;
-            }
+        for (_, evidence) in self.days.values().filter(|(person, _)| *person) {
+            let verdict = DayCounts::one_person_request(*evidence).verdict();
+            let impostor = verdict.impostor != Evidence::NONE;
             tally.person_looking += 1;
-            if evidence.has(Evidence::IMPOSTOR) {
-                tally.impostor += 1;
-            }
-            if evidence.passes() {
+            tally.impostor += u64::from(impostor);
+            if !verdict.disguised() {
                 continue;
             }
             tally.moved += 1;
-            if !evidence.has(Evidence::BROWSER) {
+            if !verdict.browser {
                 tally.no_files += 1;
-                if !evidence.has(Evidence::IMPOSTOR) {
-                    tally.only_no_files += 1;
-                }
+                tally.only_no_files += u64::from(!impostor);
             }
             for (bit, count) in [
                 (Evidence::OLD_PROTOCOL, &mut tally.old_protocol),
                 (Evidence::INSTANT_POST, &mut tally.instant_post),
                 (Evidence::RATE, &mut tally.rate),
             ] {
-                if evidence.has(bit) {
-                    *count += 1;
-                }
+                *count += u64::from(verdict.impostor.has(bit));
             }
         }
         tally
     }
-}
-
-/// A visitor-day's key in the run's memory.
-fn key(day: NaiveDate, visitor: &VisitorToken) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    (day, visitor.as_str()).hash(&mut hasher);
-    hasher.finish()
 }
 
 /// What the rule changed: visitor-days that looked like people, and those

@@ -20,6 +20,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use activity::Counter;
+use activity::rows::Seen;
 use activity::recording::{HitFeed, start_feed};
 use activity::store::{ActivityStore, Imported};
 use anyhow::Context as _;
@@ -267,9 +268,9 @@ impl Run<'_> {
         let view = request.view();
         let decision = self.counter.count(&view, Some(request.peer), request.at);
         self.tally.decided(&decision, request.at.date_naive());
-        if let Some(hit) = decision.hit {
+        if let Some(mut hit) = decision.hit {
             if let Some(watch) = self.watch.as_deref_mut() {
-                watch.hit(&hit);
+                watch.hit(&mut hit);
             }
             self.feed
                 .send(hit)
@@ -282,13 +283,8 @@ impl Run<'_> {
             if let Some(watch) = self.watch.as_deref_mut() {
                 watch.files(&mark, decision.shows_scripts, request.status == 304);
             }
-            let seen = if decision.shows_scripts {
-                activity::rows::Seen::Scripts(mark)
-            } else {
-                activity::rows::Seen::Files(mark)
-            };
             self.feed
-                .send(seen)
+                .send(Seen::mark(mark, decision.shows_scripts))
                 .await
                 .context("the writer stopped during the import")?;
         }

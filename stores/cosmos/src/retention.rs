@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 use activity::StoreName;
-use activity::report::{BotCount, KindCounts, class_visitor_days, merge_visitors, visitor_kind};
+use activity::report::{BotCount, KindCounts, expiring_totals};
 use activity::rows::VisitorDay;
 use activity::store::{Retention, StoreError};
 use azure_data_cosmos::TransactionalBatch;
@@ -68,24 +68,7 @@ pub async fn enforce(
 
 /// The day's visitor-days by kind and class, as retention keeps them.
 fn counts(rows: &[VisitorDay]) -> (KindCounts, Vec<(activity::bot_class::BotClass, BotCount)>) {
-    let mut kinds = KindCounts::default();
-    let mut classes = std::collections::BTreeMap::new();
-    for row in rows {
-        kinds.add(visitor_kind(
-            row.requests,
-            row.bots,
-            row.self_reads,
-            row.evidence,
-        ));
-        for (class, count) in class_visitor_days(&merge_visitors([row])) {
-            // Verified crawlers are counted while their rows are kept.
-            let count = BotCount {
-                verified: 0,
-                ..count
-            };
-            *classes.entry(class).or_insert_with(BotCount::default) += count;
-        }
-    }
+    let (kinds, classes) = expiring_totals(rows);
     (kinds, classes.into_iter().collect())
 }
 

@@ -3,6 +3,8 @@
 //! as one array and `UNNEST` turns the arrays back into rows, so the
 //! statement text never changes and is prepared once per connection.
 
+use std::sync::LazyLock;
+
 use activity::rows::Batch;
 use activity::store::StoreError;
 use activity::visitor_numbers::VisitorNumbers;
@@ -12,6 +14,17 @@ use chrono::NaiveDate;
 use sqlx::postgres::PgArguments;
 use sqlx::query::Query;
 use sqlx::{PgConnection, PgPool, Postgres, Row as _};
+
+/// A browser's evidence on visitor-days already kept, in the bits' own
+/// words ([`activity::kind_sql::with_files`]).
+static MARK_FILES: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "UPDATE visitor_days v SET evidence = {} \
+         FROM UNNEST($1::text[], $2::date[], $3::text[]) AS m(store, day, visitor) \
+         WHERE v.store = m.store AND v.day = m.day AND v.visitor = m.visitor",
+        activity::kind_sql::with_files("v.")
+    )
+});
 
 /// A statement whose rows come from arrays, ready for its arrays.
 type Arrays<'q> = Query<'q, Postgres, PgArguments>;
@@ -137,11 +150,7 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
     // A browser's evidence on visitor-days already kept; a mark without a
     // row marks nothing.
     let marks = &batch.marks;
-    let query = sqlx::query(
-        "UPDATE visitor_days v SET evidence = v.evidence | 1 \
-         FROM UNNEST($1::text[], $2::date[], $3::text[]) AS m(store, day, visitor) \
-         WHERE v.store = m.store AND v.day = m.day AND v.visitor = m.visitor",
-    )
+    let query = sqlx::query(&MARK_FILES)
     .bind(marks.iter().map(|m| m.store.as_str()).collect::<Vec<_>>())
     .bind(marks.iter().map(|m| m.day).collect::<Vec<_>>())
     .bind(marks.iter().map(|m| m.visitor.as_str()).collect::<Vec<_>>());

@@ -145,8 +145,11 @@ static VISITORS: LazyLock<Chunked> = LazyLock::new(|| {
 /// a padding row of NULLs matches none.
 static MARK_FILES: LazyLock<Chunked> = LazyLock::new(|| {
     Chunked::new(
-        "UPDATE visitor_days SET evidence = evidence | 1 \
-         WHERE (store, day, visitor) IN (VALUES {rows})",
+        &format!(
+            "UPDATE visitor_days SET evidence = {} \
+             WHERE (store, day, visitor) IN (VALUES {{rows}})",
+            activity::kind_sql::with_files("")
+        ),
         3,
     )
 });
