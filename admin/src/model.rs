@@ -6,24 +6,13 @@ use activity::report::{FunnelCount, KindCounts, PathTotal};
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-/// The ranges the tab offers, in days; 30 is the default.
-pub const RANGES: [u16; 4] = [7, 30, 90, 365];
-/// The range the tab opens with.
-pub const DEFAULT_RANGE: u16 = 30;
+// The ranges keep their 0.2 path here; they belong to the span.
+pub use crate::span::{DEFAULT_RANGE, RANGES, range_or_default};
 
 /// Where the export downloads are served, beside the tab's functions:
 /// `{tab}/api/export/{file}` (under the tab's path, which the counter
 /// never counts).
 pub const EXPORTS: &str = "export/";
-
-/// The range a caller asked for, or the default when it is not one of [`RANGES`].
-pub fn range_or_default(days: u16) -> u16 {
-    if RANGES.contains(&days) {
-        days
-    } else {
-        DEFAULT_RANGE
-    }
-}
 
 /// Everything the tab's cards show for one range (the public aggregates).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

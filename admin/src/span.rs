@@ -6,7 +6,19 @@
 use chrono::{Datelike, Days, NaiveDate};
 use serde::{Deserialize, Serialize};
 
-use crate::model::{DEFAULT_RANGE, RANGES};
+/// The ranges the tab offers, in days; 30 is the default.
+pub const RANGES: [u16; 4] = [7, 30, 90, 365];
+/// The range the tab opens with.
+pub const DEFAULT_RANGE: u16 = 30;
+
+/// The range a caller asked for, or the default when it is not one of [`RANGES`].
+pub fn range_or_default(days: u16) -> u16 {
+    if RANGES.contains(&days) {
+        days
+    } else {
+        DEFAULT_RANGE
+    }
+}
 
 /// The longest from–to, in days: a year, leap or not.
 pub const MAX_DAYS: u16 = 366;
@@ -169,7 +181,7 @@ impl Span {
         today: NaiveDate,
     ) -> Result<Self, SpanError> {
         let Some(to) = last else {
-            return Ok(Self::Last(crate::model::range_or_default(days)));
+            return Ok(Self::Last(range_or_default(days)));
         };
         if to > today {
             return Err(SpanError::Future);

@@ -25,10 +25,10 @@ use std::io::{BufRead, Write};
 use activity::address::parse_address;
 use activity::bot_class::{BotClass, BotClasses};
 use activity::evidence::Evidence;
+use activity::logline::{self, LogFormat};
 use activity::rows::Seen;
 use activity::verdict::DayCounts;
 use activity::verdict::watch::Watch;
-use activity::logline::{self, LogFormat};
 use activity::{Counted, Counter, Hit, Kind, RequestView};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -315,8 +315,11 @@ fn evidence_of(decision: &activity::Decision) -> (Vec<&'static str>, Option<&'st
     let Some(hit) = &decision.hit else {
         return (Vec::new(), None);
     };
-    let note = (hit.kind == Kind::Person)
-        .then(|| DayCounts::one_person_request(hit.evidence).verdict().request_note());
+    let note = (hit.kind == Kind::Person).then(|| {
+        DayCounts::one_person_request(hit.evidence)
+            .verdict()
+            .request_note()
+    });
     (hit.evidence.words(), note)
 }
 

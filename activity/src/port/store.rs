@@ -18,7 +18,7 @@ use crate::sums::report::{BotCount, FunnelStep, KindCounts};
 use crate::sums::summary::DaySummary;
 use crate::visitor::token::VisitorToken;
 
-pub use crate::port::figures::CostMeter;
+pub use crate::port::figures::{CostMeter, LastWrite, availability_of};
 pub use crate::port::memory::MemoryStore;
 pub use crate::port::null::NullStore;
 pub use crate::port::readers::{

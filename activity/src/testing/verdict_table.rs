@@ -12,11 +12,12 @@ use crate::request::evidence::Evidence;
 use crate::verdict::rule::{DayCounts, VisitorKind};
 use crate::verdict::sql;
 
-/// The table's name (a temporary table of the test's own connection).
+/// The table's name.
 pub const TABLE: &str = "verdict_cases";
 
-/// Creates the table, with the stores' own column types.
-pub const CREATE: &str = "CREATE TEMPORARY TABLE verdict_cases (\
+/// Creates the table, with the stores' own column types (in a throwaway
+/// database: it is not one of the store's tables).
+pub const CREATE: &str = "CREATE TABLE verdict_cases (\
      requests BIGINT NOT NULL, bots BIGINT NOT NULL, self_reads BIGINT NOT NULL, \
      evidence INTEGER NOT NULL, bot_classes INTEGER NOT NULL)";
 
@@ -63,7 +64,11 @@ pub fn inserts() -> Vec<String> {
                 .map(|(counts, classes)| {
                     format!(
                         "({}, {}, {}, {}, {})",
-                        counts.requests, counts.bots, counts.self_reads, counts.evidence.0, classes.0
+                        counts.requests,
+                        counts.bots,
+                        counts.self_reads,
+                        counts.evidence.0,
+                        classes.0
                     )
                 })
                 .collect();
@@ -75,15 +80,32 @@ pub fn inserts() -> Vec<String> {
         .collect()
 }
 
-/// Each row's counts, then the engine's answers: people, bots, own reads,
-/// disguised (each 1 or 0) and the classes it counts under, as bits.
+/// The columns [`select_sql`] answers, in [`check`]'s order: each row's
+/// counts, then the engine's answers — people, bots, own reads, disguised
+/// (each 1 or 0) and the classes it counts under, as bits.
+pub const COLUMNS: [&str; 10] = [
+    "requests",
+    "bots",
+    "self_reads",
+    "evidence",
+    "bot_classes",
+    "is_people",
+    "is_bots",
+    "is_own",
+    "is_disguised",
+    "counted_classes",
+];
+
+/// The engine's answers for every row of the table ([`COLUMNS`]).
 pub fn select_sql() -> String {
     let flag = |expression: String| format!("CASE WHEN {expression} THEN 1 ELSE 0 END");
     format!(
-        "SELECT CAST(requests AS BIGINT), CAST(bots AS BIGINT), CAST(self_reads AS BIGINT), \
-         CAST(evidence AS BIGINT), CAST(bot_classes AS BIGINT), \
-         CAST({} AS BIGINT), CAST({} AS BIGINT), CAST({} AS BIGINT), CAST({} AS BIGINT), \
-         CAST(CASE WHEN {} THEN {} ELSE 0 END AS BIGINT) FROM {TABLE}",
+        "SELECT CAST(requests AS BIGINT) AS requests, CAST(bots AS BIGINT) AS bots, \
+         CAST(self_reads AS BIGINT) AS self_reads, CAST(evidence AS BIGINT) AS evidence, \
+         CAST(bot_classes AS BIGINT) AS bot_classes, \
+         CAST({} AS BIGINT) AS is_people, CAST({} AS BIGINT) AS is_bots, \
+         CAST({} AS BIGINT) AS is_own, CAST({} AS BIGINT) AS is_disguised, \
+         CAST(CASE WHEN {} THEN {} ELSE 0 END AS BIGINT) AS counted_classes FROM {TABLE}",
         flag(sql::people("")),
         flag(sql::bots("")),
         flag(sql::self_reads("")),

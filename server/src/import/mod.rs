@@ -20,8 +20,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use activity::Counter;
-use activity::rows::Seen;
 use activity::recording::{HitFeed, start_feed};
+use activity::rows::Seen;
 use activity::store::{ActivityStore, Imported};
 use anyhow::Context as _;
 use clap::Args;

@@ -17,6 +17,11 @@ use futures::TryStreamExt;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::docs::Doc;
+
+/// The most operations in one transactional batch (the service's limit).
+pub const BATCH_OPERATIONS: usize = 100;
+
 /// How long one request may take before the store gives up on it.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
 
@@ -287,9 +292,32 @@ impl Container {
         Ok(())
     }
 
+    /// Puts `doc` back as `id` in partition `pk` only over the version it was
+    /// read at (its `_etag`), or creates it when it was not read (no etag):
+    /// the one step of every read-change-write loop. `Ok(true)`: applied;
+    /// `Ok(false)`: another writer changed it first (read it again and retry).
+    pub async fn put_if_unchanged<T: Serialize>(
+        &self,
+        pk: &str,
+        id: &str,
+        doc: &Doc<T>,
+    ) -> Result<bool, StoreError> {
+        let batch = put(
+            TransactionalBatch::new(pk.to_owned()),
+            id,
+            doc,
+            doc.etag.as_deref(),
+        )?;
+        match self.apply(batch).await? {
+            Outcome::Applied => Ok(true),
+            Outcome::Refused(Refusal::Changed) => Ok(false),
+            Outcome::Refused(Refusal::Error(error)) => Err(error),
+        }
+    }
+
     /// Deletes the documents `ids` of partition `pk` (those already gone are fine).
     pub async fn delete_all(&self, pk: &str, ids: &[String]) -> Result<(), StoreError> {
-        for chunk in ids.chunks(crate::write::BATCH_OPERATIONS) {
+        for chunk in ids.chunks(BATCH_OPERATIONS) {
             let batch = chunk
                 .iter()
                 .fold(TransactionalBatch::new(pk.to_owned()), |batch, id| {
@@ -302,6 +330,20 @@ impl Container {
         }
         Ok(())
     }
+}
+
+/// Adds a create (no version read) or a replace of the version read to `batch`.
+pub fn put<T: Serialize>(
+    batch: TransactionalBatch,
+    id: &str,
+    doc: &T,
+    etag: Option<&str>,
+) -> Result<TransactionalBatch, StoreError> {
+    let result = match etag {
+        Some(etag) => batch.replace_item(id.to_owned(), doc, Some(if_unchanged(etag))),
+        None => batch.create_item(doc),
+    };
+    result.map_err(|_| StoreError::Failed("a document cannot be written".to_owned()))
 }
 
 /// A replace that only applies over the version read.

@@ -10,17 +10,15 @@ use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 use activity::StoreName;
-use activity::report::{BotCount, KindCounts, expiring_totals};
-use activity::rows::VisitorDay;
+use activity::report::expiring_totals;
 use activity::store::{Retention, StoreError};
-use azure_data_cosmos::TransactionalBatch;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::Value;
 
-use crate::container::{Container, Outcome, Refusal};
+use crate::container::Container;
 use crate::docs::{DAY_ID, DayBody, Doc, HourBody, VisitorBody, day_partition, hour_text};
 use crate::read;
-use crate::write::{parse, put};
+use crate::write::parse;
 
 /// The days retention has finished with, so a run reads only new ones.
 #[derive(Debug, Default)]
@@ -66,12 +64,6 @@ pub async fn enforce(
     Ok(())
 }
 
-/// The day's visitor-days by kind and class, as retention keeps them.
-fn counts(rows: &[VisitorDay]) -> (KindCounts, Vec<(activity::bot_class::BotClass, BotCount)>) {
-    let (kinds, classes) = expiring_totals(rows);
-    (kinds, classes.into_iter().collect())
-}
-
 async fn expire_visitors(
     container: &Container,
     store: &StoreName,
@@ -109,8 +101,7 @@ async fn expire_visitors(
         });
         if !day_doc.body.expiring {
             // Counted first, in the day's own document, which then hides them.
-            let rows: Vec<VisitorDay> = visitors.iter().map(|(_, row)| row.clone()).collect();
-            let (kinds, classes) = counts(&rows);
+            let (kinds, classes) = expiring_totals(visitors.iter().map(|(_, row)| row));
             let mut expired = day_doc.body.expired.unwrap_or_default();
             expired += kinds;
             day_doc.body.expired = Some(expired);
@@ -118,17 +109,8 @@ async fn expire_visitors(
                 *day_doc.body.expired_classes.entry(class).or_default() += count;
             }
             day_doc.body.expiring = true;
-            let etag = day_doc.etag.clone();
-            let batch = put(
-                TransactionalBatch::new(pk.clone()),
-                DAY_ID,
-                &day_doc,
-                etag.as_deref(),
-            )?;
-            match container.apply(batch).await? {
-                Outcome::Applied => {}
-                Outcome::Refused(Refusal::Changed) => continue,
-                Outcome::Refused(Refusal::Error(error)) => return Err(error),
+            if !container.put_if_unchanged(&pk, DAY_ID, &day_doc).await? {
+                continue;
             }
         }
         let ids: Vec<String> = visitors.into_iter().map(|(id, _)| id).collect();
@@ -139,17 +121,8 @@ async fn expire_visitors(
                 return Ok(());
             };
             doc.body.expiring = false;
-            let etag = doc.etag.clone();
-            let batch = put(
-                TransactionalBatch::new(pk.clone()),
-                DAY_ID,
-                &doc,
-                etag.as_deref(),
-            )?;
-            match container.apply(batch).await? {
-                Outcome::Applied => return Ok(()),
-                Outcome::Refused(Refusal::Changed) => {}
-                Outcome::Refused(Refusal::Error(error)) => return Err(error),
+            if container.put_if_unchanged(&pk, DAY_ID, &doc).await? {
+                return Ok(());
             }
         }
         return Err(StoreError::Busy { retry_after: None });
@@ -198,17 +171,8 @@ async fn expire_hours(
         }
         doc.body.requests = want;
         doc.body.hours_gone = want_gone;
-        let etag = doc.etag.clone();
-        let batch = put(
-            TransactionalBatch::new(pk.clone()),
-            DAY_ID,
-            &doc,
-            etag.as_deref(),
-        )?;
-        match container.apply(batch).await? {
-            Outcome::Applied => return Ok(()),
-            Outcome::Refused(Refusal::Changed) => {}
-            Outcome::Refused(Refusal::Error(error)) => return Err(error),
+        if container.put_if_unchanged(&pk, DAY_ID, &doc).await? {
+            return Ok(());
         }
     }
     Err(StoreError::Busy { retry_after: None })

@@ -3,7 +3,6 @@
 //! documents of the store's own partition. A failed write is remembered
 //! until one succeeds, so the Stores card says when activity is not kept.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use activity::StoreName;
@@ -11,7 +10,9 @@ use activity::VisitorToken;
 use activity::bot_class::BotClass;
 use activity::report::{BotCount, FunnelStep, KindCounts};
 use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
-use activity::store::{ActivityStore, Imported, Retention, StoreError, read_and_summarize};
+use activity::store::{
+    ActivityStore, Imported, LastWrite, Retention, StoreError, availability_of, read_and_summarize,
+};
 use activity::summary::DaySummary;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -32,7 +33,7 @@ pub struct CosmosStore {
     writer: Writer,
     expired: Done,
     /// Why the last write failed, until a write succeeds again.
-    write_error: Mutex<Option<String>>,
+    last_write: LastWrite,
     /// Set by `close`: nothing more is written.
     closed: AtomicBool,
 }
@@ -64,7 +65,7 @@ impl CosmosStore {
             container: Container::new(client),
             writer: Writer::default(),
             expired: Done::default(),
-            write_error: Mutex::new(None),
+            last_write: LastWrite::default(),
             closed: AtomicBool::new(false),
         })
     }
@@ -77,12 +78,6 @@ impl CosmosStore {
         self.container
             .lose_replies
             .store(batches, Ordering::Relaxed);
-    }
-
-    fn write_error(&self) -> std::sync::MutexGuard<'_, Option<String>> {
-        self.write_error
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -101,24 +96,12 @@ impl ActivityStore for CosmosStore {
             };
         }
         let reachable = read::days(&self.container, &self.name).await;
-        let write_error = self.write_error().clone();
-        let location = self.location.describe();
-        let (available, reason) = match (reachable, write_error) {
-            (Err(error), _) => (
-                false,
-                format!("Azure Cosmos DB at {location} cannot be used: {error}"),
-            ),
-            (Ok(_), Some(error)) => (
-                false,
-                format!("Azure Cosmos DB at {location} cannot be written: {error}"),
-            ),
-            (Ok(_), None) => (true, format!("kept in Azure Cosmos DB at {location}")),
-        };
-        Availability {
-            available,
-            reason,
-            retention: self.retention.describe(),
-        }
+        availability_of(
+            ("Azure Cosmos DB", &self.location.describe()),
+            reachable,
+            &self.last_write,
+            &self.retention,
+        )
     }
 
     async fn record(&self, batch: &Batch) -> Result<(), StoreError> {
@@ -129,7 +112,7 @@ impl ActivityStore for CosmosStore {
             return Ok(());
         }
         let result = self.writer.record(&self.container, batch).await;
-        *self.write_error() = result.as_ref().err().map(ToString::to_string);
+        self.last_write.note(&result);
         result
     }
 

@@ -25,15 +25,13 @@ use chrono::NaiveDate;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::container::{Container, Failure, Outcome, Refusal, if_unchanged};
+use crate::container::{BATCH_OPERATIONS, Container, Failure, Outcome, Refusal, put};
 use crate::docs::{
     DAY_ID, DAYS_ID, DayBody, DaysBody, Doc, HourBody, VisitorBody, day_partition, hour_text, kind,
     meta_partition,
 };
 use crate::parts::{self, Part, Parts};
 
-/// The most operations in one transactional batch (the service's limit).
-pub const BATCH_OPERATIONS: usize = 100;
 /// How many times a partition is read and written again when other
 /// writers keep changing its documents.
 const TRIES: usize = 8;
@@ -173,38 +171,23 @@ async fn add_days(
     let pk = meta_partition(store);
     for _ in 0..TRIES {
         let kept: Option<Doc<DaysBody>> = container.read(&pk, DAYS_ID).await?;
-        let (mut doc, etag) = match kept {
-            Some(doc) => {
-                let etag = doc.etag.clone();
-                (doc, etag)
-            }
-            None => (
-                Doc::new(
-                    DAYS_ID.to_owned(),
-                    pk.clone(),
-                    kind::DAYS,
-                    String::new(),
-                    DaysBody::default(),
-                ),
-                None,
-            ),
-        };
+        let mut doc = kept.unwrap_or_else(|| {
+            Doc::new(
+                DAYS_ID.to_owned(),
+                pk.clone(),
+                kind::DAYS,
+                String::new(),
+                DaysBody::default(),
+            )
+        });
         let mut all: BTreeSet<NaiveDate> = doc.body.days.iter().copied().collect();
         if days.iter().all(|day| all.contains(day)) {
             return Ok(all.into_iter().collect());
         }
         all.extend(days.iter().copied());
         doc.body.days = all.iter().copied().collect();
-        let batch = put(
-            TransactionalBatch::new(pk.clone()),
-            DAYS_ID,
-            &doc,
-            etag.as_deref(),
-        )?;
-        match container.apply(batch).await? {
-            Outcome::Applied => return Ok(doc.body.days),
-            Outcome::Refused(Refusal::Changed) => {}
-            Outcome::Refused(Refusal::Error(error)) => return Err(error),
+        if container.put_if_unchanged(&pk, DAYS_ID, &doc).await? {
+            return Ok(doc.body.days);
         }
     }
     Err(too_contended())
@@ -212,20 +195,6 @@ async fn add_days(
 
 fn too_contended() -> StoreError {
     StoreError::Busy { retry_after: None }
-}
-
-/// Adds a create (no version read) or a replace of the version read.
-pub fn put<T: Serialize>(
-    batch: TransactionalBatch,
-    id: &str,
-    doc: &T,
-    etag: Option<&str>,
-) -> Result<TransactionalBatch, StoreError> {
-    let result = match etag {
-        Some(etag) => batch.replace_item(id.to_owned(), doc, Some(if_unchanged(etag))),
-        None => batch.create_item(doc),
-    };
-    result.map_err(|_| StoreError::Failed("a document cannot be written".to_owned()))
 }
 
 /// The documents of partition `pk` among `ids`, by id, as JSON.

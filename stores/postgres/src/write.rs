@@ -151,9 +151,9 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
     // row marks nothing.
     let marks = &batch.marks;
     let query = sqlx::query(&MARK_FILES)
-    .bind(marks.iter().map(|m| m.store.as_str()).collect::<Vec<_>>())
-    .bind(marks.iter().map(|m| m.day).collect::<Vec<_>>())
-    .bind(marks.iter().map(|m| m.visitor.as_str()).collect::<Vec<_>>());
+        .bind(marks.iter().map(|m| m.store.as_str()).collect::<Vec<_>>())
+        .bind(marks.iter().map(|m| m.day).collect::<Vec<_>>())
+        .bind(marks.iter().map(|m| m.visitor.as_str()).collect::<Vec<_>>());
     run(&mut tx, marks.len(), query).await?;
     let per_day = activity_sql::day_marks(batch);
     let day_marks = unnest(

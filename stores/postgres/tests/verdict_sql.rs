@@ -1,11 +1,11 @@
 //! The SQL twin of the visitor-day verdict, run by a real PostgreSQL over
-//! the verdict's whole table (every evidence bit pattern under every shape
-//! of counts) and compared row by row with the rule it twins
-//! (`activity::verdict::rule`). Without a server, the test says why it skips.
+//! the verdict's whole table and compared row by row with the rule it
+//! twins (`activity::verdict::rule`). Without a server, it says why it skips.
 #![allow(clippy::print_stdout)]
 
-use activity::verdict_table::{self, CREATE, check};
-use sqlx::{Connection as _, PgConnection, Row as _};
+use activity::StoreName;
+use activity::store::Retention;
+use whocomes_postgres::PostgresStore;
 
 #[tokio::test]
 async fn postgres_reads_the_verdict_as_the_rule_does() {
@@ -15,20 +15,12 @@ async fn postgres_reads_the_verdict_as_the_rule_does() {
         );
         return;
     };
-    let mut db = PgConnection::connect(&url).await.expect("connects");
-    sqlx::query(CREATE).execute(&mut db).await.expect("the table");
-    for insert in verdict_table::inserts() {
-        sqlx::query(&insert).execute(&mut db).await.expect("the rows");
-    }
-    let rows = sqlx::query(&verdict_table::select_sql())
-        .fetch_all(&mut db)
+    let name = StoreName::parse("postgres").expect("a name");
+    let store = PostgresStore::open(&url, name, Retention::default())
         .await
-        .expect("the rule runs");
-    assert_eq!(rows.len(), verdict_table::cases().len());
-    for row in rows {
-        let answer: [i64; 10] = std::array::from_fn(|index| row.get(index));
-        if let Err(why) = check(answer) {
-            panic!("{why}");
-        }
+        .expect("connects");
+    match store.check_verdict_sql().await {
+        Ok(agreed) => assert_eq!(agreed, activity::verdict_table::cases().len()),
+        Err(why) => panic!("{why}"),
     }
 }

@@ -26,6 +26,8 @@ mod retention;
 mod store;
 mod summary;
 pub mod upsert;
+#[cfg(feature = "testing")]
+mod verdict_check;
 
 pub use batch::{count, day_marks, day_requests, int};
 pub use engine::{Engine, Pairs, Query, Row};

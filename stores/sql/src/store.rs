@@ -4,7 +4,6 @@
 //! writer; a failed write is remembered until one succeeds, so a file that
 //! can be read but not written says it is not keeping activity.
 
-use std::sync::Mutex;
 use std::time::Instant;
 
 use activity::StoreName;
@@ -12,7 +11,9 @@ use activity::VisitorToken;
 use activity::bot_class::BotClass;
 use activity::report::{BotCount, FunnelStep, KindCounts};
 use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
-use activity::store::{ActivityStore, CostMeter, Imported, Retention, StoreError};
+use activity::store::{
+    ActivityStore, CostMeter, Imported, LastWrite, Retention, StoreError, availability_of,
+};
 use activity::summary::{DaySummary, MAX_STEPS};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -26,12 +27,12 @@ use crate::{count, int, read, retention, summary};
 /// Activity kept by an SQL engine `E`.
 pub struct SqlStore<E: Engine> {
     name: StoreName,
-    pool: Pool<E::Db>,
+    pub(crate) pool: Pool<E::Db>,
     location: String,
     retention: Retention,
     meter: CostMeter,
     /// Why the last write failed, until a write succeeds again.
-    write_error: Mutex<Option<String>>,
+    last_write: LastWrite,
 }
 
 impl<E: Engine> std::fmt::Debug for SqlStore<E> {
@@ -63,19 +64,13 @@ impl<E: Engine> SqlStore<E> {
             location,
             retention,
             meter: CostMeter::default(),
-            write_error: Mutex::default(),
+            last_write: LastWrite::default(),
         })
     }
 
     fn metered<T>(&self, started: Instant, result: Result<T, StoreError>) -> Result<T, StoreError> {
         self.meter.record(started, &result);
         result
-    }
-
-    fn write_error(&self) -> std::sync::MutexGuard<'_, Option<String>> {
-        self.write_error
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -87,24 +82,12 @@ impl<E: Engine> ActivityStore for SqlStore<E> {
 
     async fn availability(&self) -> Availability {
         let reachable = E::fetch_all(&self.pool, sqlx::query("SELECT 1")).await;
-        let write_error = self.write_error().clone();
-        let (title, location) = (E::TITLE, &self.location);
-        let (available, reason) = match (reachable, write_error) {
-            (Err(error), _) => (
-                false,
-                format!("{title} at {location} cannot be used: {error}"),
-            ),
-            (Ok(_), Some(error)) => (
-                false,
-                format!("{title} at {location} cannot be written: {error}"),
-            ),
-            (Ok(_), None) => (true, format!("kept in {title} at {location}")),
-        };
-        Availability {
-            available,
-            reason,
-            retention: self.retention.describe(),
-        }
+        availability_of(
+            (E::TITLE, &self.location),
+            reachable,
+            &self.last_write,
+            &self.retention,
+        )
     }
 
     async fn record(&self, batch: &Batch) -> Result<(), StoreError> {
@@ -113,7 +96,7 @@ impl<E: Engine> ActivityStore for SqlStore<E> {
         }
         let started = Instant::now();
         let result = E::record(&self.pool, batch).await;
-        *self.write_error() = result.as_ref().err().map(ToString::to_string);
+        self.last_write.note(&result);
         self.metered(started, result)
     }
 
