@@ -6,9 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use activity::StoreName;
-use activity::report::{self, FunnelStep, KindCounts};
 use activity::sample::funnel as default_funnel;
-use activity::store::{ActivityStore, Retention, StoreError};
+use activity::store::{ActivityStore, Retention};
 use activity::summary::DaySummary;
 use chrono::{Days, NaiveDate, Utc};
 use whocomes_reading::Marks;
@@ -92,128 +91,19 @@ async fn saved(store: &Arc<dyn ActivityStore>) -> String {
 }
 
 /// A store that takes 300 ms to sum days (a big one), in memory, until
-/// `fast` is set.
-struct Slow(activity::store::MemoryStore, std::sync::atomic::AtomicBool);
-
-impl Slow {
-    fn new() -> Self {
-        Slow(
-            activity::store::MemoryStore::new(
-                StoreName::parse("slow").expect("a name"),
-                Retention::default(),
-            ),
-            std::sync::atomic::AtomicBool::new(false),
-        )
-    }
-}
-
-#[async_trait::async_trait]
-impl ActivityStore for Slow {
-    fn name(&self) -> &StoreName {
-        self.0.name()
-    }
-    async fn availability(&self) -> activity::rows::Availability {
-        self.0.availability().await
-    }
-    async fn record(&self, batch: &activity::rows::Batch) -> Result<(), StoreError> {
-        self.0.record(batch).await
-    }
-    async fn hours_page(
-        &self,
-        since: chrono::DateTime<Utc>,
-        after: Option<(chrono::DateTime<Utc>, String)>,
-        limit: usize,
-    ) -> Result<Vec<activity::rows::HourRow>, StoreError> {
-        self.0.hours_page(since, after, limit).await
-    }
-
-    async fn visitors_page(
-        &self,
-        since: NaiveDate,
-        after: Option<(NaiveDate, activity::VisitorToken)>,
-        limit: usize,
-    ) -> Result<Vec<activity::rows::VisitorDay>, StoreError> {
-        self.0.visitors_page(since, after, limit).await
-    }
-
-    async fn paths_in_hour(&self, hour: chrono::DateTime<Utc>) -> Result<Vec<String>, StoreError> {
-        self.0.paths_in_hour(hour).await
-    }
-
-    async fn hours_since(
-        &self,
-        since: chrono::DateTime<Utc>,
-    ) -> Result<Vec<activity::rows::HourRow>, StoreError> {
-        self.0.hours_since(since).await
-    }
-    async fn visitors_since(
-        &self,
-        since: NaiveDate,
-    ) -> Result<Vec<activity::rows::VisitorDay>, StoreError> {
-        self.0.visitors_since(since).await
-    }
-    async fn day_summaries(
-        &self,
-        first: NaiveDate,
-        last: NaiveDate,
-        steps: &[FunnelStep],
-    ) -> Result<Vec<DaySummary>, StoreError> {
-        if !self.1.load(std::sync::atomic::Ordering::Relaxed) {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-        }
-        self.0.day_summaries(first, last, steps).await
-    }
-    async fn enforce_retention(&self, now: chrono::DateTime<Utc>) -> Result<(), StoreError> {
-        self.0.enforce_retention(now).await
-    }
-    async fn expired_kinds_since(
-        &self,
-        since: NaiveDate,
-    ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
-        self.0.expired_kinds_since(since).await
-    }
-    async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-        self.0.day_marks(since).await
-    }
-    async fn bot_days_since(
-        &self,
-        since: NaiveDate,
-    ) -> Result<Vec<(NaiveDate, activity::bot_class::BotClass, report::BotCount)>, StoreError> {
-        self.0.bot_days_since(since).await
-    }
-    fn cost(&self) -> activity::rows::Cost {
-        self.0.cost()
-    }
-    async fn latest_visitors(
-        &self,
-        since: NaiveDate,
-        limit: usize,
-    ) -> Result<(Vec<activity::rows::VisitorDay>, u64), StoreError> {
-        self.0.latest_visitors(since, limit).await
-    }
-    async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-        self.0.day_requests(since).await
-    }
-    async fn imported(&self, log: &str) -> Result<Option<activity::store::Imported>, StoreError> {
-        self.0.imported(log).await
-    }
-    async fn mark_imported(&self, imported: &activity::store::Imported) -> Result<(), StoreError> {
-        self.0.mark_imported(imported).await
-    }
-    async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
-        self.0.note(name).await
-    }
-    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
-        self.0.keep_note(name, body).await
-    }
-    async fn close(&self) {
-        self.0.close().await;
-    }
+/// its delay is taken away.
+fn slow() -> Arc<activity::store::MemoryStore> {
+    let store = activity::store::MemoryStore::new(
+        StoreName::parse("slow").expect("a name"),
+        Retention::default(),
+    );
+    store.set_summary_delay(Duration::from_millis(300));
+    Arc::new(store)
 }
 
 #[tokio::test]
 async fn a_slow_sum_shows_the_kept_day_once_then_the_new_one() {
-    let stores: Vec<Arc<dyn ActivityStore>> = vec![Arc::new(Slow::new())];
+    let stores: Vec<Arc<dyn ActivityStore>> = vec![slow()];
     let today = Utc::now().date_naive();
     let name = stores[0].name().clone();
     let day = today - Days::new(1);
@@ -249,7 +139,7 @@ async fn a_slow_sum_shows_the_kept_day_once_then_the_new_one() {
 /// run before the read decides whether to wait.
 #[tokio::test]
 async fn a_read_waits_only_for_a_sum_that_can_land_in_time() {
-    let slow = Arc::new(Slow::new());
+    let slow = slow();
     let stores: Vec<Arc<dyn ActivityStore>> = vec![slow.clone()];
     let today = Utc::now().date_naive();
     let name = stores[0].name().clone();
@@ -280,7 +170,7 @@ async fn a_read_waits_only_for_a_sum_that_can_land_in_time() {
 
     // Now summing would be instant, but the last one took 300 ms: the read
     // does not wait and shows the day as kept.
-    slow.1.store(true, std::sync::atomic::Ordering::Relaxed);
+    slow.set_summary_delay(Duration::ZERO);
     record(20, 3).await;
     let (shown, _) = read(&cache, &stores, today).await;
     assert_eq!(

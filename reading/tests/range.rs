@@ -6,13 +6,10 @@
 use std::sync::Arc;
 
 use activity::StoreName;
-use activity::bot_class::BotClass;
 use activity::report;
-use activity::report::{BotCount, KindCounts};
 use activity::rows::Batch;
-use activity::rows::{Availability, Cost, HourRow, VisitorDay};
 use activity::sample::funnel as default_funnel;
-use activity::store::{ActivityStore, MemoryStore, Retention, StoreError};
+use activity::store::{ActivityStore, Gone, MemoryStore, Retention, StoreError};
 use chrono::{DateTime, Days, NaiveDate, TimeZone as _, Utc};
 use whocomes_reading::Reading;
 
@@ -89,8 +86,8 @@ async fn a_store_that_cannot_be_read_is_reported_and_the_others_summed() {
     let today = noon().date_naive();
     let kept = memory("kept");
     kept.record(&day(&kept, today, 10)).await.expect("kept");
-    let broken: Arc<dyn ActivityStore> =
-        Arc::new(Broken(StoreName::parse("broken").expect("a name"), false));
+    let broken = memory("broken");
+    broken.set_gone(Some(Gone::Failing("the server went away".to_owned())));
     let view = reading(vec![kept, broken]).range(7, today).await;
     assert_eq!(view.days.last().expect("today").1.total(), 10);
     assert!(view.stores[0].error.is_none());
@@ -105,8 +102,8 @@ async fn a_store_that_never_answers_holds_the_tab_for_a_bounded_time() {
     let today = noon().date_naive();
     let kept = memory("kept");
     kept.record(&day(&kept, today, 10)).await.expect("kept");
-    let stalled: Arc<dyn ActivityStore> =
-        Arc::new(Broken(StoreName::parse("stalled").expect("a name"), true));
+    let stalled = memory("stalled");
+    stalled.set_gone(Some(Gone::Silent));
     let reading = reading(vec![kept, stalled]);
     let started = tokio::time::Instant::now();
     let view = reading.range(7, today).await;
@@ -124,114 +121,4 @@ async fn a_store_that_never_answers_holds_the_tab_for_a_bounded_time() {
     let (rows, _) = reading.latest_visitors(today, None, 10).await;
     assert!(started.elapsed() <= deadline, "the visitor table too");
     assert_eq!(rows.len(), 10, "the other store's rows are there");
-}
-
-/// A store whose every read fails, as a server that went away (or, if
-/// `.1`, never answers, as a server that stopped answering without closing).
-struct Broken(StoreName, bool);
-
-impl Broken {
-    async fn gone<T>(&self) -> Result<T, StoreError> {
-        if self.1 {
-            std::future::pending::<()>().await;
-        }
-        Err(StoreError::Unavailable("the server went away".to_owned()))
-    }
-}
-
-#[async_trait::async_trait]
-impl ActivityStore for Broken {
-    fn name(&self) -> &StoreName {
-        &self.0
-    }
-    async fn availability(&self) -> Availability {
-        if self.1 {
-            std::future::pending::<()>().await;
-        }
-        Availability {
-            available: false,
-            reason: "the server went away".to_owned(),
-            retention: String::new(),
-        }
-    }
-    async fn record(&self, _batch: &Batch) -> Result<(), StoreError> {
-        self.gone().await
-    }
-    async fn hours_since(&self, _since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
-        self.gone().await
-    }
-    async fn paths_in_hour(&self, _hour: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
-        self.gone().await
-    }
-    async fn hours_page(
-        &self,
-        _since: DateTime<Utc>,
-        _after: Option<(DateTime<Utc>, String)>,
-        _limit: usize,
-    ) -> Result<Vec<HourRow>, StoreError> {
-        self.gone().await
-    }
-    async fn visitors_page(
-        &self,
-        _since: NaiveDate,
-        _after: Option<(NaiveDate, activity::VisitorToken)>,
-        _limit: usize,
-    ) -> Result<Vec<VisitorDay>, StoreError> {
-        self.gone().await
-    }
-    async fn visitors_since(&self, _since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
-        self.gone().await
-    }
-    async fn enforce_retention(&self, _now: DateTime<Utc>) -> Result<(), StoreError> {
-        self.gone().await
-    }
-    async fn expired_kinds_since(
-        &self,
-        _since: NaiveDate,
-    ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
-        self.gone().await
-    }
-    async fn bot_days_since(
-        &self,
-        _since: NaiveDate,
-    ) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError> {
-        self.gone().await
-    }
-    fn cost(&self) -> Cost {
-        Cost::default()
-    }
-    async fn latest_visitors(
-        &self,
-        _since: NaiveDate,
-        _limit: usize,
-    ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
-        self.gone().await
-    }
-    async fn day_summaries(
-        &self,
-        _first: NaiveDate,
-        _last: NaiveDate,
-        _steps: &[report::FunnelStep],
-    ) -> Result<Vec<activity::summary::DaySummary>, StoreError> {
-        self.gone().await
-    }
-    async fn day_requests(&self, _since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-        self.gone().await
-    }
-    async fn day_marks(&self, _since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-        self.gone().await
-    }
-    async fn imported(&self, _log: &str) -> Result<Option<activity::store::Imported>, StoreError> {
-        self.gone().await
-    }
-    async fn mark_imported(&self, _imported: &activity::store::Imported) -> Result<(), StoreError> {
-        self.gone().await
-    }
-    async fn note(&self, _name: &str) -> Result<Option<String>, StoreError> {
-        self.gone().await
-    }
-    async fn keep_note(&self, _name: &str, _body: &str) -> Result<(), StoreError> {
-        self.gone().await
-    }
-    async fn close(&self) {}
 }

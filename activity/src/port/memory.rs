@@ -34,9 +34,24 @@ pub struct MemoryStore {
     notes: Mutex<BTreeMap<String, String>>,
     meter: CostMeter,
     failing: Mutex<Option<String>>,
+    gone: Mutex<Option<Gone>>,
     /// How long each write takes before it is kept (tests of a slow store).
     #[cfg(feature = "server")]
     write_delay: Mutex<Duration>,
+    /// How long each day's sum takes (tests of a slow read).
+    #[cfg(feature = "server")]
+    summary_delay: Mutex<Duration>,
+}
+
+/// How a [`MemoryStore`] has gone away, for tests of a store that cannot
+/// be reached ([`MemoryStore::set_gone`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Gone {
+    /// Every call fails at once with this reason: a server that went away.
+    Failing(String),
+    /// No call ever answers: a server that stopped answering without
+    /// closing its connections.
+    Silent,
 }
 
 impl MemoryStore {
@@ -53,8 +68,11 @@ impl MemoryStore {
             marks: Mutex::default(),
             meter: CostMeter::default(),
             failing: Mutex::new(None),
+            gone: Mutex::new(None),
             #[cfg(feature = "server")]
             write_delay: Mutex::default(),
+            #[cfg(feature = "server")]
+            summary_delay: Mutex::default(),
         }
     }
 
@@ -73,10 +91,33 @@ impl MemoryStore {
     /// Makes every later write fail with `reason` (`None`: work again). For
     /// tests of what happens when a store goes away.
     pub fn set_failing(&self, reason: Option<&str>) {
-        *self
-            .failing
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = reason.map(str::to_owned);
+        *lock(&self.failing) = reason.map(str::to_owned);
+    }
+
+    /// Makes every later call (its availability, every read and write) fail
+    /// or never answer as `gone` says (`None`: answer again). For tests of
+    /// a store that cannot be reached.
+    pub fn set_gone(&self, gone: Option<Gone>) {
+        *lock(&self.gone) = gone;
+    }
+
+    /// Makes every later day's sum ([`ActivityStore::day_summaries`]) take
+    /// `delay` first. For tests of a slow read. Needs the `server` feature
+    /// (a Tokio timer).
+    #[cfg(feature = "server")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+    pub fn set_summary_delay(&self, delay: Duration) {
+        *lock(&self.summary_delay) = delay;
+    }
+
+    /// Answers as a store that is there, or as [`set_gone`](Self::set_gone) said.
+    async fn reachable(&self) -> Result<(), StoreError> {
+        let gone = lock(&self.gone).clone();
+        match gone {
+            None => Ok(()),
+            Some(Gone::Failing(reason)) => Err(StoreError::Unavailable(reason)),
+            Some(Gone::Silent) => std::future::pending().await,
+        }
     }
 
     fn kept(&self) -> std::sync::MutexGuard<'_, Batch> {
@@ -93,11 +134,10 @@ impl ActivityStore for MemoryStore {
     }
 
     async fn availability(&self) -> Availability {
-        let failing = self
-            .failing
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
+        let failing = match self.reachable().await {
+            Err(gone) => Some(gone.to_string()),
+            Ok(()) => lock(&self.failing).clone(),
+        };
         Availability {
             available: failing.is_none(),
             reason: failing.unwrap_or_else(|| "kept in memory until the server stops".to_owned()),
@@ -106,6 +146,7 @@ impl ActivityStore for MemoryStore {
     }
 
     async fn record(&self, batch: &Batch) -> Result<(), StoreError> {
+        self.reachable().await?;
         let started = Instant::now();
         #[cfg(feature = "server")]
         {
@@ -117,11 +158,7 @@ impl ActivityStore for MemoryStore {
                 tokio::time::sleep(delay).await;
             }
         }
-        let failing = self
-            .failing
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
+        let failing = lock(&self.failing).clone();
         let result = match failing {
             Some(reason) => Err(StoreError::Unavailable(reason)),
             None => {
@@ -145,6 +182,7 @@ impl ActivityStore for MemoryStore {
     }
 
     async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
+        self.reachable().await?;
         Ok(self
             .kept()
             .hours
@@ -155,6 +193,7 @@ impl ActivityStore for MemoryStore {
     }
 
     async fn paths_in_hour(&self, hour: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
+        self.reachable().await?;
         Ok(self
             .kept()
             .hours
@@ -170,6 +209,7 @@ impl ActivityStore for MemoryStore {
         after: Option<(DateTime<Utc>, String)>,
         limit: usize,
     ) -> Result<Vec<HourRow>, StoreError> {
+        self.reachable().await?;
         page_of_hours(self, since, after, limit).await
     }
 
@@ -179,10 +219,12 @@ impl ActivityStore for MemoryStore {
         after: Option<(NaiveDate, VisitorToken)>,
         limit: usize,
     ) -> Result<Vec<VisitorDay>, StoreError> {
+        self.reachable().await?;
         page_of_visitors(self, since, after, limit).await
     }
 
     async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
+        self.reachable().await?;
         Ok(self
             .kept()
             .visitors
@@ -197,6 +239,7 @@ impl ActivityStore for MemoryStore {
         since: NaiveDate,
         limit: usize,
     ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
+        self.reachable().await?;
         latest_of_all(self, since, limit).await
     }
 
@@ -206,14 +249,24 @@ impl ActivityStore for MemoryStore {
         last: NaiveDate,
         steps: &[FunnelStep],
     ) -> Result<Vec<DaySummary>, StoreError> {
+        self.reachable().await?;
+        #[cfg(feature = "server")]
+        {
+            let delay = *lock(&self.summary_delay);
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+        }
         read_and_summarize(self, first, last, steps).await
     }
 
     async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        self.reachable().await?;
         day_requests_from_hours(self, since).await
     }
 
     async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
+        self.reachable().await?;
         let mut kept = self.kept();
         let visitor_cutoff = self.retention.first_visitor_day(now);
         let mut expired = self
@@ -243,6 +296,7 @@ impl ActivityStore for MemoryStore {
     }
 
     async fn imported(&self, log: &str) -> Result<Option<Imported>, StoreError> {
+        self.reachable().await?;
         Ok(self
             .imports
             .lock()
@@ -252,6 +306,7 @@ impl ActivityStore for MemoryStore {
     }
 
     async fn mark_imported(&self, imported: &Imported) -> Result<(), StoreError> {
+        self.reachable().await?;
         self.imports
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -260,6 +315,7 @@ impl ActivityStore for MemoryStore {
     }
 
     async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
+        self.reachable().await?;
         Ok(self
             .notes
             .lock()
@@ -269,6 +325,7 @@ impl ActivityStore for MemoryStore {
     }
 
     async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
+        self.reachable().await?;
         self.notes
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -280,6 +337,7 @@ impl ActivityStore for MemoryStore {
         &self,
         since: NaiveDate,
     ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
+        self.reachable().await?;
         let expired = self
             .expired
             .lock()
@@ -291,6 +349,7 @@ impl ActivityStore for MemoryStore {
     }
 
     async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
+        self.reachable().await?;
         let marks = self
             .marks
             .lock()
@@ -302,6 +361,7 @@ impl ActivityStore for MemoryStore {
         &self,
         since: NaiveDate,
     ) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError> {
+        self.reachable().await?;
         let mut days: BTreeMap<(NaiveDate, BotClass), BotCount> = BTreeMap::new();
         for row in self.kept().bot_days.iter().filter(|row| row.day >= since) {
             days.entry((row.day, row.class)).or_default().requests += row.requests;
@@ -324,4 +384,11 @@ impl ActivityStore for MemoryStore {
     }
 
     async fn close(&self) {}
+}
+
+/// A lock that a panic elsewhere does not poison for good.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

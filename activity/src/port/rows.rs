@@ -307,12 +307,7 @@ enum SeenRef<'a> {
 impl VisitorDay {
     /// What its verdict reads (SPEC §3): `row.counts().verdict()`.
     pub fn counts(&self) -> DayCounts {
-        DayCounts {
-            requests: self.requests,
-            bots: self.bots,
-            self_reads: self.self_reads,
-            evidence: self.evidence,
-        }
+        DayCounts::new(self.requests, self.bots, self.self_reads, self.evidence)
     }
 
     /// Adds a later row of the same store, day and token into this one.

@@ -19,7 +19,7 @@ use crate::sums::summary::DaySummary;
 use crate::visitor::token::VisitorToken;
 
 pub use crate::port::figures::{CostMeter, LastWrite, availability_of};
-pub use crate::port::memory::MemoryStore;
+pub use crate::port::memory::{Gone, MemoryStore};
 pub use crate::port::null::NullStore;
 pub use crate::port::readers::{
     day_requests_from_hours, latest_of_all, page_of_hours, page_of_visitors, read_and_summarize,

@@ -107,12 +107,7 @@ pub struct MergedVisitor {
 impl MergedVisitor {
     /// Its counts, as the verdict reads them.
     pub fn counts(&self) -> DayCounts {
-        DayCounts {
-            requests: self.requests,
-            bots: self.bots,
-            self_reads: self.self_reads,
-            evidence: self.evidence,
-        }
+        DayCounts::new(self.requests, self.bots, self.self_reads, self.evidence)
     }
 
     /// The kind of this visitor-day.

@@ -41,6 +41,16 @@ pub struct DayCounts {
 }
 
 impl DayCounts {
+    /// The counts of a row (or of rows merged).
+    pub const fn new(requests: u64, bots: u64, self_reads: u64, evidence: Evidence) -> Self {
+        Self {
+            requests,
+            bots,
+            self_reads,
+            evidence,
+        }
+    }
+
     /// One person-looking request with these signs: what a single request
     /// does to its visitor-day, as `explain` tells it.
     pub fn one_person_request(evidence: Evidence) -> Self {
@@ -143,13 +153,15 @@ impl Verdict {
 /// The kind of a visitor-day with these request counts and evidence: the
 /// verdict's kind (kept as a function for 0.2's callers).
 pub fn visitor_kind(requests: u64, bots: u64, self_reads: u64, evidence: Evidence) -> VisitorKind {
-    counts(requests, bots, self_reads, evidence).verdict().kind
+    DayCounts::new(requests, bots, self_reads, evidence)
+        .verdict()
+        .kind
 }
 
 /// Whether a visitor-day's person-looking requests were moved to scanners
 /// and crawlers for want of a browser's evidence (a disguised agent).
 pub fn is_disguised(requests: u64, bots: u64, self_reads: u64, evidence: Evidence) -> bool {
-    counts(requests, bots, self_reads, evidence)
+    DayCounts::new(requests, bots, self_reads, evidence)
         .verdict()
         .disguised()
 }
@@ -163,18 +175,9 @@ pub fn classes_of(
     evidence: Evidence,
     classes: ClassSet,
 ) -> ClassSet {
-    counts(requests, bots, self_reads, evidence)
+    DayCounts::new(requests, bots, self_reads, evidence)
         .verdict()
         .classes(classes)
-}
-
-fn counts(requests: u64, bots: u64, self_reads: u64, evidence: Evidence) -> DayCounts {
-    DayCounts {
-        requests,
-        bots,
-        self_reads,
-        evidence,
-    }
 }
 
 #[cfg(test)]
@@ -182,7 +185,7 @@ mod tests {
     use super::*;
 
     fn verdict(requests: u64, bots: u64, self_reads: u64, evidence: Evidence) -> Verdict {
-        counts(requests, bots, self_reads, evidence).verdict()
+        DayCounts::new(requests, bots, self_reads, evidence).verdict()
     }
 
     #[test]
