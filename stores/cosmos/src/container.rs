@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use activity::rows::Cost;
 use activity::store::{CostMeter, StoreError};
+use azure_data_cosmos::models::ResponseHeaders;
 use azure_data_cosmos::options::{BatchReplaceOptions, Precondition};
 use azure_data_cosmos::{ContainerClient, CosmosError, FeedScope, Query, TransactionalBatch};
 use futures::TryStreamExt;
@@ -102,6 +103,11 @@ impl Container {
         }
     }
 
+    /// Adds what an answer says it cost.
+    fn charge_of(&self, headers: &ResponseHeaders) {
+        self.charge(headers.request_charge().map(|charge| charge.value()));
+    }
+
     /// Runs one request within [`REQUEST_TIMEOUT`], metered.
     async fn timed<T, F>(&self, request: F) -> Result<T, Failure>
     where
@@ -153,12 +159,7 @@ impl Container {
             }) if status == NOT_FOUND => return Ok(None),
             Err(failure) => return Err(failure.error),
         };
-        self.charge(
-            response
-                .headers()
-                .request_charge()
-                .map(|charge| charge.value()),
-        );
+        self.charge_of(response.headers());
         response
             .into_model()
             .map(Some)
@@ -204,7 +205,7 @@ impl Container {
         loop {
             match tokio::time::timeout(REQUEST_TIMEOUT, pages.try_next()).await {
                 Ok(Ok(Some(page))) => {
-                    self.charge(page.headers().request_charge().map(|charge| charge.value()));
+                    self.charge_of(page.headers());
                     items.extend(page.into_items());
                 }
                 Ok(Ok(None)) => return Ok(items),
@@ -222,12 +223,7 @@ impl Container {
                     .execute_transactional_batch(batch, Some(crate::connect::write_options())),
             )
             .await?;
-        self.charge(
-            response
-                .headers()
-                .request_charge()
-                .map(|charge| charge.value()),
-        );
+        self.charge_of(response.headers());
         if response.status().is_success() && response.status().status_code() == 200 {
             #[cfg(feature = "emulator")]
             if self.lose_reply() {
@@ -283,12 +279,7 @@ impl Container {
         let response = self
             .timed(self.client.upsert_item(pk.to_owned(), id, doc, None))
             .await?;
-        self.charge(
-            response
-                .headers()
-                .request_charge()
-                .map(|charge| charge.value()),
-        );
+        self.charge_of(response.headers());
         Ok(())
     }
 

@@ -347,71 +347,63 @@ fn operations(
     name: &str,
 ) -> Result<Vec<Operation>, StoreError> {
     let mut operations = Vec::new();
-    let mut push =
-        |id: &str, mut doc: Doc<Value>, etag: Option<String>| -> Result<(), StoreError> {
-            doc.applied_by(name);
-            let doc = serde_json::to_value(&doc)
-                .map_err(|_| StoreError::Failed("a document cannot be written".to_owned()))?;
-            operations.push(Operation {
-                id: id.to_owned(),
-                doc,
-                etag,
-            });
-            Ok(())
-        };
+    // Each document replaces the version read (its etag), or is created.
+    let mut push = |id: &str, mut doc: Doc<Value>| -> Result<(), StoreError> {
+        doc.applied_by(name);
+        let etag = doc.etag.clone();
+        let doc = serde_json::to_value(&doc)
+            .map_err(|_| StoreError::Failed("a document cannot be written".to_owned()))?;
+        operations.push(Operation {
+            id: id.to_owned(),
+            doc,
+            etag,
+        });
+        Ok(())
+    };
     let reached = |id: &str| docs.get(id).is_some_and(|doc| applied(doc, name));
 
     // The day's own document.
     if !reached(DAY_ID) {
-        let (mut day_doc, etag) = match docs.get(DAY_ID) {
-            Some(doc) => {
-                let doc: Doc<DayBody> = parse(doc.clone(), "a day")?;
-                let etag = doc.etag.clone();
-                (doc, etag)
-            }
-            None => (
-                Doc::new(
-                    DAY_ID.to_owned(),
-                    pk.to_owned(),
-                    kind::DAY,
-                    String::new(),
-                    DayBody::default(),
-                ),
-                None,
+        let mut day_doc = match docs.get(DAY_ID) {
+            Some(doc) => parse::<DayBody>(doc.clone(), "a day")?,
+            None => Doc::new(
+                DAY_ID.to_owned(),
+                pk.to_owned(),
+                kind::DAY,
+                String::new(),
+                DayBody::default(),
             ),
         };
         parts::add_day(&mut day_doc.body, &todo.day, day, !todo.hours.is_empty());
-        push(DAY_ID, as_value(day_doc)?, etag)?;
+        push(DAY_ID, as_value(day_doc)?)?;
     }
     for (id, delta) in &todo.hours {
         if reached(id) {
             continue;
         }
-        let (doc, etag) = match docs.get(id) {
+        let doc = match docs.get(id) {
             Some(doc) => {
                 let mut doc: Doc<HourBody> = parse(doc.clone(), "an hour")?;
                 parts::add_hour(&mut doc.body.row, delta);
-                let etag = doc.etag.clone();
-                (doc, etag)
+                doc
             }
-            None => (hour_doc(pk, id, delta), None),
+            None => hour_doc(pk, id, delta),
         };
-        push(id, as_value(doc)?, etag)?;
+        push(id, as_value(doc)?)?;
     }
     for (id, delta) in &todo.visitors {
         if reached(id) {
             continue;
         }
-        let (doc, etag) = match docs.get(id) {
+        let doc = match docs.get(id) {
             Some(doc) => {
                 let mut doc: Doc<VisitorBody> = parse(doc.clone(), "a visitor-day")?;
                 parts::add_visitor(&mut doc.body.row, delta);
-                let etag = doc.etag.clone();
-                (doc, etag)
+                doc
             }
-            None => (visitor_doc(pk, id, delta), None),
+            None => visitor_doc(pk, id, delta),
         };
-        push(id, as_value(doc)?, etag)?;
+        push(id, as_value(doc)?)?;
     }
     for id in &todo.marked {
         // A mark for a visitor-day this store has no document of marks nothing.
@@ -421,8 +413,7 @@ fn operations(
         }
         let mut doc: Doc<VisitorBody> = parse(doc.clone(), "a visitor-day")?;
         parts::mark(&mut doc.body.row);
-        let etag = doc.etag.clone();
-        push(id, as_value(doc)?, etag)?;
+        push(id, as_value(doc)?)?;
     }
     Ok(operations)
 }
