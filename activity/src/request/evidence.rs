@@ -267,6 +267,23 @@ mod tests {
     }
 
     #[test]
+    fn people_need_a_browsers_sign_and_no_impostors() {
+        assert!(Evidence::FILES.passes());
+        assert!(Evidence::CALLED.passes());
+        assert!(!Evidence::VERIFIED.passes());
+        assert!(!(Evidence::CALLED | Evidence::INSTANT_POST).passes());
+        assert!(Evidence::WAIVED.passes());
+        assert!(!Evidence::NONE.passes());
+        assert!(!(Evidence::FILES | Evidence::OLD_PROTOCOL).passes());
+        assert!(!(Evidence::WAIVED | Evidence::INSTANT_POST).passes());
+        assert!(!(Evidence::FILES | Evidence::RATE).passes());
+        assert_eq!(
+            (Evidence::FILES | Evidence::RATE).words(),
+            vec!["fetched the page's files", "request rate no reader keeps"]
+        );
+    }
+
+    #[test]
     fn files_seen_once_per_client_and_day() {
         let seen = FilesSeen::new();
         let day = at(0).date_naive();

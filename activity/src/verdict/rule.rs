@@ -66,7 +66,7 @@ impl DayCounts {
         let person_looking = self.requests > self.bots.saturating_add(self.self_reads);
         let browser = self.evidence.has(Evidence::BROWSER);
         let impostor = Evidence(self.evidence.0 & Evidence::IMPOSTOR.0);
-        let kind = if person_looking && browser && impostor == Evidence::NONE {
+        let kind = if person_looking && self.evidence.passes() {
             VisitorKind::Person
         } else if self.requests > self.self_reads {
             VisitorKind::Bot

@@ -67,16 +67,18 @@ mod tests {
 
     #[test]
     fn the_rule_names_the_bits_of_activity() {
+        let (browser, impostor) = (Evidence::BROWSER.0, Evidence::IMPOSTOR.0);
         assert_eq!(
             people("v."),
-            "(v.requests > v.bots + v.self_reads AND ((v.evidence & 35) <> 0 AND (v.evidence & 28) = 0))"
+            format!(
+                "(v.requests > v.bots + v.self_reads AND ((v.evidence & {browser}) <> 0 AND (v.evidence & {impostor}) = 0))"
+            )
         );
+        let scanner = BotClass::Scanner.bit();
+        assert!(classes("").contains(&format!("THEN {scanner} ELSE 0")));
         assert_eq!(
-            Evidence::WAIVED.0,
-            2,
-            "the migrations' default for older rows"
+            with_files("v."),
+            format!("(v.evidence | {})", Evidence::FILES.0)
         );
-        assert!(classes("").contains("THEN 256 ELSE 0"));
-        assert_eq!(with_files("v."), "(v.evidence | 1)");
     }
 }

@@ -175,23 +175,6 @@ mod tests {
     }
 
     #[test]
-    fn people_need_a_browsers_sign_and_no_impostors() {
-        assert!(Evidence::FILES.passes());
-        assert!(Evidence::CALLED.passes());
-        assert!(!Evidence::VERIFIED.passes());
-        assert!(!(Evidence::CALLED | Evidence::INSTANT_POST).passes());
-        assert!(Evidence::WAIVED.passes());
-        assert!(!Evidence::NONE.passes());
-        assert!(!(Evidence::FILES | Evidence::OLD_PROTOCOL).passes());
-        assert!(!(Evidence::WAIVED | Evidence::INSTANT_POST).passes());
-        assert!(!(Evidence::FILES | Evidence::RATE).passes());
-        assert_eq!(
-            (Evidence::FILES | Evidence::RATE).words(),
-            vec!["fetched the page's files", "request rate no reader keeps"]
-        );
-    }
-
-    #[test]
     fn a_form_posted_at_once_is_a_sign_and_one_filled_in_is_not() {
         let mut watch = Watch::default();
         let day = at(0).date_naive();
