@@ -10,7 +10,8 @@ use crate::visitor::token::VisitorToken;
 
 /// A visitor-day fetched one of the page's own files: a mark on its row,
 /// not a hit (files are not counted). At most one per visitor-day reaches
-/// the writer from a live site (see [`FilesSeen`]).
+/// the writer from a live site (see
+/// [`FilesSeen`](crate::request::evidence::FilesSeen)).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct FilesMark {
     /// The store that served the file.
