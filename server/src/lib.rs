@@ -1,45 +1,33 @@
 //! # server — the `whocomes` binary, as a library its tests can start
 //!
-//! - [`cli`] — flags and `WHOCOMES_*` variables;
-//! - [`counting`] — the counting flags, turned into an `activity::Counter`;
-//! - [`admin_args`] — the Admin tab's flags (password, private);
-//! - [`explain`] — `whocomes explain`: why each request counts as it does;
-//! - [`import`] — `whocomes import`: access logs replayed through the same rules;
-//! - [`demo`] — `whocomes demo`: a made-up history, imported into a store of its own;
-//! - [`export`] — `whocomes export`: what a store holds, as JSON or CSV;
-//! - [`import_keys`] — the keys imports count each day with, kept while the
-//!   day's visitor rows live;
-//! - [`storage`] — the store flags (opening the store they name is the
-//!   `whocomes` library's, as are the day keys and the stop on a signal);
-//! - [`startup`] — [`Application::build`] binds the listener and assembles
-//!   the router; tests start the real app through it on port 0;
-//! - [`routes`] — which path goes to the Leptos app, the JSON API or a file;
-//! - [`connections`] — accepting connections: the cap, the timeouts, the stop;
-//! - [`headers`] — the security headers on every answer;
-//! - [`revalidate`] — the page's files asked for again on every visit;
-//! - `api` — the site's JSON route;
-//! - [`telemetry`] — logging.
+//! In three folders (the modules keep flat paths: `server::cli`, not
+//! `server::config::cli`):
+//!
+//! - `config/` — what the operator says: [`cli`] (flags and `WHOCOMES_*`
+//!   variables), [`counting`] (the counting flags, turned into an
+//!   `activity::Counter`), [`admin_args`] (the tab's password, private),
+//!   [`storage`] (the store flags; opening the stores they name is the
+//!   `whocomes` library's, as are the day keys and the stop on a signal),
+//!   [`data_folder`], [`telemetry`] (logging);
+//! - `serving/` — the site: [`startup`] ([`Application::build`] binds the
+//!   listener and assembles the router; tests start the real app through it
+//!   on port 0), [`routes`] (which path goes to the Leptos app, the JSON API
+//!   or a file), [`connections`] (the cap, the timeouts, the stop),
+//!   [`headers`] (the security headers on every answer), [`revalidate`],
+//!   [`body_limit`], [`precompress`], and `api` (the site's JSON route);
+//! - `commands/` — the other commands: [`explain`] (why each request counts
+//!   as it does), [`import`] (access logs replayed through the same rules,
+//!   with [`import_keys`], the keys imports count each day with), [`demo`]
+//!   (a made-up history in a store of its own), [`export`] (what a store
+//!   holds, as JSON or CSV).
 #![forbid(unsafe_code)]
 
-pub mod admin_args;
-pub mod body_limit;
-pub mod cli;
-pub mod connections;
-pub mod counting;
-pub mod data_folder;
-pub mod demo;
-pub mod explain;
-pub mod export;
-pub mod headers;
-pub mod import;
-pub mod import_keys;
-pub mod precompress;
-pub mod revalidate;
-pub mod routes;
-pub mod startup;
-pub mod storage;
-pub mod telemetry;
+mod commands;
+mod config;
+mod serving;
 
-mod api;
+pub use commands::{demo, explain, export, import, import_keys};
+pub use config::{admin_args, cli, counting, data_folder, storage, telemetry};
+pub use serving::{body_limit, connections, headers, precompress, revalidate, routes, startup};
 
 pub use startup::Application;

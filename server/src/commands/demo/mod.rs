@@ -18,9 +18,11 @@ use anyhow::Context as _;
 use chrono::{DateTime, Days, Utc};
 use clap::Args;
 
-use crate::counting::{CountingArgs, StoreNameArg};
-use crate::import::{self, ImportArgs, ledger::IDENTITY_BYTES, logline::LogFormat, tally::Tally};
-use crate::storage::{RecorderArgs, StoreArgs};
+use crate::commands::import::{
+    self, ImportArgs, ledger::IDENTITY_BYTES, logline::LogFormat, tally::Tally,
+};
+use crate::config::counting::{CountingArgs, StoreNameArg};
+use crate::config::storage::{RecorderArgs, StoreArgs};
 
 /// The name of the store the demo is kept in.
 pub const DEMO_STORE: &str = "demo";

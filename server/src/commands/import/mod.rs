@@ -26,8 +26,8 @@ use activity::store::{ActivityStore, Imported};
 use anyhow::Context as _;
 use clap::Args;
 
-use crate::counting::CountingArgs;
-use crate::storage::{RecorderArgs, StoreArgs};
+use crate::config::counting::CountingArgs;
+use crate::config::storage::{RecorderArgs, StoreArgs};
 use ledger::{Hasher, Plan};
 use lines::{Line, next_line};
 use logline::{LogFormat, LogRequest, MAX_LINE_BYTES};

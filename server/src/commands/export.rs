@@ -8,7 +8,7 @@ use chrono::{NaiveDate, Utc};
 use clap::Args;
 use reading::{ExportFormat, Reading, Rows};
 
-use crate::storage::StoreArgs;
+use crate::config::storage::StoreArgs;
 
 /// What `whocomes export` takes.
 #[derive(Clone, Debug, Args)]

@@ -23,7 +23,7 @@ use tower_http::services::{ServeDir, ServeFile};
 
 use app::{App, shell};
 
-use crate::api;
+use crate::serving::api;
 
 /// The router's state: the Leptos options behind one pointer. axum clones
 /// the state for every request a handler answers, and `LeptosOptions` is a

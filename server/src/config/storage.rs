@@ -10,7 +10,7 @@ use activity::StoreName;
 use activity::recording::RecorderConfig;
 use activity::store::{ActivityStore, Retention};
 
-use crate::counting::StoreNameArg;
+use crate::config::counting::StoreNameArg;
 use clap::Args;
 
 /// How many days hourly rows are kept unless `--hour-days` says otherwise.

@@ -12,7 +12,7 @@ use activity::evidence::BrowserEvidence;
 use activity::past::{FromSeed, PastKeys};
 use activity::{Counter, Rules, RulesConfig, StoreName, TokenKeys, VisitorKey};
 
-use crate::import_keys::ImportDayKeys;
+use crate::commands::import_keys::ImportDayKeys;
 use anyhow::Context as _;
 use clap::Args;
 use ipnet::IpNet;

@@ -10,9 +10,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::admin_args::AdminArgs;
-use crate::counting::{CountingArgs, StoreNameArg};
-use crate::storage::{RecorderArgs, StoreArgs};
+use crate::config::admin_args::AdminArgs;
+use crate::config::counting::{CountingArgs, StoreNameArg};
+use crate::config::storage::{RecorderArgs, StoreArgs};
 
 /// whocomes: counts who visits a website, from the server, without naming anybody.
 #[derive(Debug, Parser)]
@@ -53,19 +53,19 @@ pub enum Command {
     Explain(ExplainArgs),
     /// Print what the store holds: `hours` (requests per hour and path) or
     /// `visitors` (one row per visitor-day), as JSON or CSV.
-    Export(crate::export::ExportArgs),
+    Export(crate::commands::export::ExportArgs),
     /// Replay Apache/nginx access logs (combined or common format, `.gz`
     /// read directly, `-` for stdin) into the store through the same rules
     /// as `serve`, and print what was counted and what was not, and why.
     /// A log imported before is not counted again (the store keeps an
     /// import ledger); a log that has grown adds only its new lines.
-    Import(Box<crate::import::ImportArgs>),
+    Import(Box<crate::commands::import::ImportArgs>),
     /// Write 90 days of made-up visits (people, crawlers, scanners, a
     /// monitor) as access logs into DATA_DIR/demo/ and import them into a
     /// store of their own, named `demo`. Then `serve --demo` draws it
     /// beside the site's own counts. The same `--seed` gives the same
     /// history; loading again counts no day twice.
-    Demo(Box<crate::demo::DemoArgs>),
+    Demo(Box<crate::commands::demo::DemoArgs>),
     /// Compress the built site's files once (brotli and gzip beside each
     /// file under `pkg/`), as `serve` does at start when it may write
     /// there. For a release installed where the server cannot write.
@@ -85,7 +85,7 @@ pub struct ExplainArgs {
     /// What stdin holds: `json` (one request a line, the default), or
     /// access-log lines in the `combined` or `common` format.
     #[arg(long, default_value = "json")]
-    pub format: crate::explain::InputFormat,
+    pub format: crate::commands::explain::InputFormat,
 
     #[command(flatten)]
     pub counting: CountingArgs,
@@ -121,7 +121,7 @@ pub struct ServeArgs {
     pub admin: AdminArgs,
 
     #[command(flatten)]
-    pub connections: crate::connections::ConnectionArgs,
+    pub connections: crate::serving::connections::ConnectionArgs,
 
     /// Also read the demo store (a made-up history in the store named
     /// `demo`, beside the site's own), loading it first as `whocomes demo`

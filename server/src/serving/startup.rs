@@ -17,8 +17,8 @@ use axum::Router;
 use leptos::config::LeptosOptions;
 use tokio::net::TcpListener;
 
-use crate::cli::ServeArgs;
-use crate::connections::ConnectionArgs;
+use crate::config::cli::ServeArgs;
+use crate::serving::connections::ConnectionArgs;
 use crate::{connections, headers, routes};
 
 /// The file name wasm-bindgen's output is given (`pkg/whocomes.js`,
@@ -41,7 +41,7 @@ pub struct Application {
     limits: ConnectionArgs,
     connections: Arc<ConnectionStats>,
     /// This server's mark in the data folder, removed at a clean stop.
-    serving: Option<crate::data_folder::Serving>,
+    serving: Option<crate::config::data_folder::Serving>,
 }
 
 /// The Admin tab's state: every store, the writer's counters, the password.
@@ -71,13 +71,13 @@ fn admin_tab(
         private: config.admin.private,
         proxies: config.counting.proxies(),
         funnel: if config.admin.funnel_steps.is_empty() && config.demo {
-            crate::demo::funnel()
+            crate::commands::demo::funnel()
         } else {
             config.admin.funnel_steps.clone()
         },
         demo: config
             .demo
-            .then(crate::demo::store_name)
+            .then(crate::commands::demo::store_name)
             .transpose()
             .context("the demo store's name")?,
         // The app's route for the tab (app::pages), where the counter's
@@ -93,15 +93,15 @@ fn admin_tab(
 
 /// Loads the demo history (`serve --demo`) and adds its store to those read.
 async fn demo(config: &mut ServeArgs, served: &activity::StoreName) -> anyhow::Result<()> {
-    let name = crate::demo::store_name()?;
+    let name = crate::commands::demo::store_name()?;
     anyhow::ensure!(
         *served != name,
         "--demo keeps made-up visits in the store named {name}: the site's own store needs another name"
     );
-    let loaded = crate::demo::load(
-        &crate::demo::DemoArgs {
+    let loaded = crate::commands::demo::load(
+        &crate::commands::demo::DemoArgs {
             seed: config.demo_seed,
-            days: crate::demo::DEMO_DAYS,
+            days: crate::commands::demo::DEMO_DAYS,
             quiet: true,
             counting: config.counting.clone(),
             store: config.store.clone(),
@@ -117,10 +117,13 @@ async fn demo(config: &mut ServeArgs, served: &activity::StoreName) -> anyhow::R
         seed = config.demo_seed,
         "demo history loaded into the store named {name} (made-up visits, drawn beside the site's own)"
     );
-    config.store.read_stores.push(crate::storage::ReadStore {
-        name,
-        url: config.store.url(),
-    });
+    config
+        .store
+        .read_stores
+        .push(crate::config::storage::ReadStore {
+            name,
+            url: config.store.url(),
+        });
     Ok(())
 }
 
@@ -146,15 +149,16 @@ impl Application {
             .site_addr(local_addr)
             .build();
 
-        crate::precompress::in_background(site_folder.join("pkg"));
+        crate::serving::precompress::in_background(site_folder.join("pkg"));
         let store_name = config.store.store_name()?;
         // One server at a time makes the keys and brings the store up to date.
         let data_dir = config.store.data_dir.clone();
-        let start_lock = crate::data_folder::lock(&data_dir).await;
+        let start_lock = crate::config::data_folder::lock(&data_dir).await;
         let serving = match &start_lock {
-            Ok(_) => {
-                crate::data_folder::Serving::begin(&data_dir, config.recorder.config().flush_every)
-            }
+            Ok(_) => crate::config::data_folder::Serving::begin(
+                &data_dir,
+                config.recorder.config().flush_every,
+            ),
             Err(reason) => {
                 tracing::warn!(%reason, "the data folder cannot be written");
                 None
@@ -199,7 +203,7 @@ impl Application {
         });
         let router = routes::router(options)
             .layer(admin.layer())
-            .layer(axum::middleware::from_fn(crate::body_limit::limit));
+            .layer(axum::middleware::from_fn(crate::serving::body_limit::limit));
         let router = if config.no_counting {
             tracing::warn!("--no-counting: nothing is counted");
             router
@@ -210,8 +214,10 @@ impl Application {
             http::StatusCode::REQUEST_TIMEOUT,
             config.connections.request_timeout(),
         ));
-        let router =
-            crate::revalidate::page_files(headers::secure(router, admin), config.files_max_age);
+        let router = crate::serving::revalidate::page_files(
+            headers::secure(router, admin),
+            config.files_max_age,
+        );
 
         Ok(Self {
             listener,
@@ -299,7 +305,7 @@ mod tests {
     /// ask for the same file names or the page never hydrates.
     #[test]
     fn output_name_matches_the_workspace_metadata() {
-        let manifest = include_str!("../../Cargo.toml");
+        let manifest = include_str!("../../../Cargo.toml");
         let expected = format!("name = \"{OUTPUT_NAME}\"");
         let metadata = manifest
             .split("[[workspace.metadata.leptos]]")
