@@ -2,7 +2,10 @@
 -- comes through a proxy on loopback that names its client in
 -- X-Forwarded-For: 8,192 client addresses over 2,048 networks, six browser
 -- agents, seven referring sites (and a third of loads with none), and one
--- load in four from a tagged link. The requests are made once, in init, so
+-- load in four from a tagged link. Each agent's requests carry what that
+-- browser sends with them over HTTPS (the proxy says X-Forwarded-Proto:
+-- https): the Chromiums their client hints, every one its fetch metadata.
+-- The requests are made once, in init, so
 -- wrk spends no time making them; they are sent in turn.
 --
 --   wrk -s scripts/bench-http-traffic.lua http://127.0.0.1:PORT/about
@@ -18,6 +21,16 @@ local agents = {
   "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0",
   "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
+}
+
+-- Each agent's client hints (brands, mobile, platform), or none.
+local hints = {
+  { '"Google Chrome";v="131", "Chromium";v="131", "Not_A Brand";v="24"', "?0", '"Windows"' },
+  { '"Google Chrome";v="131", "Chromium";v="131", "Not_A Brand";v="24"', "?0", '"macOS"' },
+  false,
+  false,
+  { '"Microsoft Edge";v="131", "Chromium";v="131", "Not_A Brand";v="24"', "?0", '"Windows"' },
+  { '"Google Chrome";v="131", "Chromium";v="131", "Not_A Brand";v="24"', "?1", '"Android"' },
 }
 
 local referrers = {
@@ -62,17 +75,28 @@ init = function(args)
     local network = (i - 1) % networks
     local address = string.format("%d.%d.%d.%d",
       23 + network % 100, 1 + math.floor(network / 100), 7, 1 + math.floor((i - 1) / networks))
+    local agent = draw(#agents)
     local headers = {
       ["Host"] = "example.com",
-      ["User-Agent"] = agents[draw(#agents)],
+      ["User-Agent"] = agents[agent],
       ["X-Forwarded-For"] = address,
+      ["X-Forwarded-Proto"] = "https",
       ["Accept-Language"] = "en-GB,en;q=0.9",
     }
+    if hints[agent] then
+      headers["Sec-CH-UA"] = hints[agent][1]
+      headers["Sec-CH-UA-Mobile"] = hints[agent][2]
+      headers["Sec-CH-UA-Platform"] = hints[agent][3]
+    end
     if json then
       headers["Accept"] = "application/json"
+      headers["Sec-Fetch-Site"] = "same-origin"
+      headers["Sec-Fetch-Mode"] = "cors"
       headers["Sec-Fetch-Dest"] = "empty"
     else
       headers["Accept"] = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+      headers["Sec-Fetch-Site"] = "cross-site"
+      headers["Sec-Fetch-Mode"] = "navigate"
       headers["Sec-Fetch-Dest"] = "document"
     end
     local r = draw(10)

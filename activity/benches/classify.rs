@@ -44,6 +44,12 @@ fn decision(c: &mut Criterion) {
         referer: Some("https://www.linkedin.com/feed/"),
         accept: Some("text/html,application/xhtml+xml"),
         sec_fetch_dest: Some("document"),
+        sec_fetch_mode: Some("navigate"),
+        sec_fetch_site: Some("cross-site"),
+        // Chrome's own hints, which the consistency rule reads.
+        sec_ch_ua: Some(r#""Google Chrome";v="131", "Chromium";v="131", "Not_A Brand";v="24""#),
+        sec_ch_ua_mobile: Some("?0"),
+        sec_ch_ua_platform: Some("\"Windows\""),
         host: Some("example.com"),
         protocol: Some("HTTP/1.1"),
         ..RequestView::default()
@@ -60,6 +66,22 @@ fn decision(c: &mut Criterion) {
     });
     group.bench_function("asset (not counted)", |b| {
         b.iter(|| counter.count(black_box(&asset), peer, at))
+    });
+    group.finish();
+    // The consistency rule's parts, on the same page load.
+    let mut group = c.benchmark_group("consistency");
+    group.bench_function("what the agent claims", |b| {
+        b.iter(|| whocomes_activity::agent::claim(black_box(CHROME)))
+    });
+    group.bench_function("the whole rule, read afresh", |b| {
+        b.iter(|| whocomes_activity::consistency::contradiction(black_box(&page), true, true))
+    });
+    let rules = Rules::default();
+    group.bench_function("the whole rule, the agent's reading kept", |b| {
+        b.iter(|| {
+            let reading = rules.reading(black_box(&page));
+            whocomes_activity::consistency::contradiction_with(reading, &page, true, true)
+        })
     });
     group.finish();
 }

@@ -25,11 +25,25 @@ use tower::{Layer, Service, service_fn};
 
 const CHROME: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 
+/// A page load as Chrome 131 sends it: its agent, client hints that agree
+/// with it, fetch metadata, `Accept`, a referrer.
 fn request(path: &str) -> http::Request<()> {
     let mut request = http::Request::get(path)
         .header("user-agent", CHROME)
-        .header("accept", "text/html,application/xhtml+xml")
+        .header(
+            "accept",
+            "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8",
+        )
+        .header(
+            "sec-ch-ua",
+            r#""Google Chrome";v="131", "Chromium";v="131", "Not_A Brand";v="24""#,
+        )
+        .header("sec-ch-ua-mobile", "?0")
+        .header("sec-ch-ua-platform", "\"Windows\"")
+        .header("sec-fetch-site", "cross-site")
+        .header("sec-fetch-mode", "navigate")
         .header("sec-fetch-dest", "document")
+        .header("accept-language", "en-GB,en;q=0.9")
         .header("referer", "https://www.linkedin.com/feed/")
         .header("host", "example.com")
         .body(())
@@ -207,12 +221,25 @@ fn layer(c: &mut Criterion) {
         TrustedProxies::default(),
         StoreName::parse("memory").expect("a name"),
     );
-    let (day_activity, _day_writer) = start(day_counter, store, config);
+    let (day_activity, _day_writer) = start(day_counter, store.clone(), config);
+    // Behind a trusted proxy that says the client used HTTPS: every
+    // consistency sign is asked of the request.
+    let proxied_counter = Counter::new(
+        Rules::default(),
+        VisitorKey::from_bytes(vec![7; 32]).expect("a key"),
+        TrustedProxies::new(
+            vec!["10.0.0.0/8".parse().expect("a network")],
+            whocomes_activity::address::ForwardedHeader::XForwardedFor,
+        ),
+        StoreName::parse("memory").expect("a name"),
+    );
+    let (proxied_activity, _proxied_writer) = start(proxied_counter, store, config);
     let inner =
         service_fn(|_: http::Request<()>| async { Ok::<_, Infallible>(http::Response::new(())) });
     let mut bare = inner;
     let mut counted = activity.layer(inner);
     let mut day_counted = day_activity.layer(inner);
+    let mut proxied = proxied_activity.layer(inner);
 
     let mut group = c.benchmark_group("request path");
     group.bench_function("without the layer", |b| {
@@ -236,6 +263,27 @@ fn layer(c: &mut Criterion) {
             criterion::BatchSize::SmallInput,
         )
     });
+    group.bench_function(
+        "with the layer: page load, HTTPS behind a trusted proxy",
+        |b| {
+            b.iter_batched(
+                || {
+                    let mut r = request("/resume?ref=linkedin");
+                    let headers = r.headers_mut();
+                    headers.insert(
+                        "x-forwarded-for",
+                        http::HeaderValue::from_static("203.0.113.7"),
+                    );
+                    headers.insert("x-forwarded-proto", http::HeaderValue::from_static("https"));
+                    r.extensions_mut()
+                        .insert(SocketAddr::from(([10, 0, 0, 2], 5123)));
+                    r
+                },
+                |r| black_box(answer(proxied.call(r))),
+                criterion::BatchSize::SmallInput,
+            )
+        },
+    );
     // A PHP site's page: the decision waits for the answer (200: a reader's).
     group.bench_function("with the layer: a .php page, answered", |b| {
         b.iter_batched(

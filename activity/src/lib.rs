@@ -52,7 +52,8 @@ mod visitor;
 pub use port::{rows, store};
 pub use recording::{pending, recorder_stats};
 pub use request::{
-    bot_class, bots, classify, crawlers, evidence, hit, logline, path, rules, source,
+    agent, bot_class, bots, caddy_log, classify, consistency, crawlers, evidence, hit, logline,
+    path, rules, source,
 };
 pub use sums::{funnel, report, summary, visitor_numbers};
 pub use testing::corpus;

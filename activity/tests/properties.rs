@@ -155,6 +155,12 @@ proptest! {
             forwarded: forwarded.iter().map(String::as_str).collect(),
             protocol: method.get(..4),
             sec_purpose: dest.as_deref(),
+            sec_fetch_site: dest.as_deref(),
+            sec_ch_ua: referer.as_deref(),
+            sec_ch_ua_mobile: dest.as_deref(),
+            sec_ch_ua_platform: accept.as_deref(),
+            x_forwarded_proto: dest.as_deref(),
+            scheme: accept.as_deref(),
         };
         let nets = vec!["0.0.0.0/0".parse().expect("literal"), "::/0".parse().expect("literal")];
         for proxies in [
@@ -226,7 +232,7 @@ fn visitor_day() -> impl Strategy<Value = VisitorDay> {
                     requests: people + bots + own,
                     bots,
                     self_reads: own,
-                    evidence: whocomes_activity::evidence::Evidence(evidence),
+                    evidence: whocomes_activity::evidence::Evidence(u16::from(evidence)),
                     bot_classes: whocomes_activity::bot_class::ClassSet(classes),
                     top_paths: paths
                         .into_iter()

@@ -48,6 +48,10 @@ pub struct Overview {
     /// Who set the tab up (which settings its sentences name).
     #[serde(default)]
     pub host: Host,
+    /// Whether visits from the server's own machine are counted as people
+    /// (`--own-address none`), not as the site's own reads.
+    #[serde(default)]
+    pub loopback_as_people: bool,
     /// Whether every day is summed as the stores hold it now; `false`: a
     /// day that changed is being summed again and is shown as it was (the
     /// next read shows it new).
@@ -158,6 +162,10 @@ pub struct StoreStatus {
     pub milliseconds: u64,
     /// The reason it could not be read for this overview, if it could not.
     pub read_error: Option<String>,
+    /// When its figures were read, if they are shown as it was last read
+    /// (`17:42:10 UTC`): it could not be read now.
+    #[serde(default)]
+    pub read_at: Option<String>,
 }
 
 /// What this server's writer has done since it started.

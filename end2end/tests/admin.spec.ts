@@ -2,9 +2,10 @@
 // store and a fresh PostgreSQL store: a person, bots and a self-read come in;
 // the tab's accessible table shows them by kind; every toggle and range
 // works after hydration; the visitor table opens only after signing in.
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Browser, type Page } from '@playwright/test';
 
 import { hydrated } from '../pages';
+import { test } from '../people';
 import { adminPassword, adminPorts, withPostgres } from '../servers';
 import { settled, storeToday, today as todayOf, type Kinds } from '../settled';
 
@@ -44,12 +45,15 @@ function from(request: APIRequestContext, base: string, path: string, address: s
   });
 }
 
-/** A scripted browser from `address`: the page, then its stylesheet (a
- * browser's evidence: without it, the visitor-day counts as a scanner's). */
-async function browse(request: APIRequestContext, base: string, path: string, address: string) {
-  const page = await from(request, base, path, address, CHROME);
-  await request.get(`${base}/pkg/whocomes.css`, { headers: { 'x-forwarded-for': address, 'user-agent': CHROME } });
-  return page;
+/** A person from `address` (through the trusted proxy) reads `path`: a
+ * windowed Chromium (../people.ts) loads the page and its files. */
+async function browse(person: Browser, base: string, path: string, address: string) {
+  const context = await person.newContext({ extraHTTPHeaders: { 'x-forwarded-for': address } });
+  const page = await context.newPage();
+  const answer = await page.goto(`${base}${path}`);
+  await hydrated(page);
+  await context.close();
+  return answer;
 }
 
 const targets = [
@@ -63,7 +67,7 @@ for (const target of targets) {
     const person = `198.51.100.${target.net}`;
 
     test('counts a person, bots and a self-read by kind; toggles, ranges and sign-in work', async ({
-      browser,
+      person: personBrowser,
       request,
       page,
     }) => {
@@ -78,9 +82,8 @@ for (const target of targets) {
       // Every earlier visitor written and summed: only this test's change the figures.
       const before = todayOf(await settled(request, base, writers));
 
-      // A person browses the site (own browser context: Chrome's agent, a client address).
-      const context = await browser.newContext({
-        userAgent: CHROME,
+      // A person browses the site (a windowed Chromium of its own, a client address).
+      const context = await personBrowser.newContext({
         extraHTTPHeaders: { 'x-forwarded-for': person },
       });
       const visit = await context.newPage();
@@ -187,7 +190,7 @@ for (const target of targets) {
 test.describe('two servers, one view', () => {
   test.skip(!withPostgres, 'needs E2E_DATABASE_URL (scripts/test makes the database)');
 
-  test('a visitor on both stores counts once merged and once per store line', async ({ page, request }) => {
+  test('a visitor on both stores counts once merged and once per store line', async ({ page, person, request }) => {
     const sqlite = `http://127.0.0.1:${adminPorts.sqlite}`;
     const postgres = `http://127.0.0.1:${adminPorts.postgres}`;
     // Every earlier visitor written and summed on both stores.
@@ -200,9 +203,9 @@ test.describe('two servers, one view', () => {
 
     // The same client on both sites, another only on the PostgreSQL one.
     for (const base of [sqlite, postgres]) {
-      expect((await browse(request, base, '/about', '198.51.100.77')).ok()).toBe(true);
+      expect((await browse(person, base, '/about', '198.51.100.77'))?.ok()).toBe(true);
     }
-    expect((await browse(request, postgres, '/resume', '198.51.100.78')).ok()).toBe(true);
+    expect((await browse(person, postgres, '/resume', '198.51.100.78'))?.ok()).toBe(true);
 
     // Each server writes on its own schedule: wait for both writers.
     const after = await settled(request, sqlite, writers);

@@ -2,14 +2,19 @@
 // first visit, a return with a warm cache under a new visitor token (a new
 // forwarded address: the files are revalidated, so the request still
 // arrives), and navigation inside the hydrated app under yet another token
-// (the app's report is itself a browser's evidence). 100 % people.
-import { expect, test, type Page } from '@playwright/test';
+// (the app's report is itself a browser's evidence). 100 % people. The
+// person is Chromium in a window with its own agent (../people.ts); the same
+// Chromium wearing another agent through Playwright's `userAgent` is a tool
+// in a browser's clothes, and the last test counts it as one.
+import { expect, type Page } from '@playwright/test';
 
 import { hydrated } from '../pages';
+import { test } from '../people';
 import { adminPorts, withPostgres } from '../servers';
 import { settled, today } from '../settled';
 
-const CHROME =
+/** Chrome 131's agent, as a tool puts it on over this Chromium. */
+const CHROME_131 =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const base = `http://127.0.0.1:${adminPorts.sqlite}`;
 /** The servers whose stores this one reads (it reads the PostgreSQL store too). */
@@ -21,13 +26,12 @@ function reported(page: Page) {
   return page.waitForResponse((response) => response.url().includes('/api/whocomes/navigation'), { timeout: 30_000 });
 }
 
-test('a real browser is people: first visit, warm cache, in-app navigation', async ({ browser, request }) => {
+test('a real browser is people: first visit, warm cache, in-app navigation', async ({ person, request }) => {
   test.setTimeout(90_000);
   // Every earlier visitor written and summed: only this test's three change the figures.
   const before = today(await settled(request, base, writers));
 
-  const context = await browser.newContext({
-    userAgent: CHROME,
+  const context = await person.newContext({
     extraHTTPHeaders: { 'x-forwarded-for': '198.18.7.1' },
   });
   // Every request for the page's files, with the answer's status.
@@ -85,11 +89,10 @@ async function requestsFor(page: Page, path: string): Promise<number> {
   return overview.top_paths.find((p) => p.path === path)?.requests ?? 0;
 }
 
-test('a prefetched page is counted once, when it is shown, not when it is fetched', async ({ browser, page }) => {
+test('a prefetched page is counted once, when it is shown, not when it is fetched', async ({ person, page }) => {
   test.setTimeout(60_000);
   const before = await requestsFor(page, '/about');
-  const context = await browser.newContext({
-    userAgent: CHROME,
+  const context = await person.newContext({
     extraHTTPHeaders: { 'x-forwarded-for': '198.18.8.1' },
   });
   // Prefetches the server has answered (so their hit, if any, is queued).
@@ -129,11 +132,10 @@ test('a prefetched page is counted once, when it is shown, not when it is fetche
   expect(await requestsFor(page, '/about')).toBe(before + 1);
 });
 
-test('a page whose script posts at once to a non-/api path is people', async ({ browser, request }) => {
+test('a page whose script posts at once to a non-/api path is people', async ({ person, request }) => {
   test.setTimeout(90_000);
   const before = today(await settled(request, base, writers));
-  const context = await browser.newContext({
-    userAgent: CHROME,
+  const context = await person.newContext({
     extraHTTPHeaders: { 'x-forwarded-for': '198.18.9.1' },
   });
   // The page's own script: a view counter posting the moment the page loads.
@@ -154,12 +156,11 @@ test('a page whose script posts at once to a non-/api path is people', async ({ 
   expect(after).toEqual({ ...before, people: before.people + 1 });
 });
 
-test('a return with the files in a long-lived cache is people (the app reports it)', async ({ browser, request }) => {
+test('a return with the files in a long-lived cache is people (the app reports it)', async ({ person, request }) => {
   test.setTimeout(90_000);
   const cached = `http://127.0.0.1:${adminPorts.cached}`;
   const before = today(await settled(request, cached, [cached]));
-  const context = await browser.newContext({
-    userAgent: CHROME,
+  const context = await person.newContext({
     extraHTTPHeaders: { 'x-forwarded-for': '198.18.10.1' },
   });
   // 1. A first visit: the files come from the server, kept for a day.
@@ -190,4 +191,28 @@ test('a return with the files in a long-lived cache is people (the app reports i
   await context.close();
   const after = today(await settled(request, cached, [cached]));
   expect(after).toEqual({ ...before, people: before.people + 2 });
+});
+
+test("a context with `userAgent` set is an impostor: its own hints contradict the agent it wears", async ({
+  browser,
+  request,
+}) => {
+  test.setTimeout(90_000);
+  const before = today(await settled(request, base, writers));
+  // Headless Chromium 1xx, with Chrome 131's agent put on: it fetches the
+  // page's files and runs its script, as a person's browser would.
+  const context = await browser.newContext({
+    userAgent: CHROME_131,
+    extraHTTPHeaders: { 'x-forwarded-for': '198.18.11.1' },
+  });
+  const page = await context.newPage();
+  const loaded = page.waitForRequest((r) => r.resourceType() === 'document');
+  await page.goto(`${base}/`);
+  await hydrated(page);
+  const hints = (await (await loaded).allHeaders())['sec-ch-ua'] ?? '';
+  await context.close();
+  // Its own version, not the agent's: what gives it away.
+  expect(hints).not.toContain('"131"');
+  const after = today(await settled(request, base, writers));
+  expect(after).toEqual({ ...before, bots: before.bots + 1 });
 });

@@ -117,7 +117,9 @@ impl SummaryCache {
             let unseen = stale.iter().any(|(day, _)| !kept.contains_key(day));
             (stale, unseen)
         };
-        if !stale.is_empty() {
+        // A store shown as it was last read cannot sum its days now: the
+        // days kept are shown as they were.
+        if !stale.is_empty() && !marks.any_stale() {
             let readable = marks.readable(stores);
             if unseen {
                 self.refresh(stores, &readable, stale, steps, Timed::No)

@@ -37,7 +37,7 @@ use activity::store::ActivityStore;
 use chrono::NaiveDate;
 
 pub use export::{ExportError, ExportFormat, Rows};
-pub use marks::Marks;
+pub use marks::{Marks, Stale};
 pub use merge::Unreadable;
 pub use range::{RangeFigures, StoreFigures, TOP_PATHS, first_day};
 
@@ -49,6 +49,7 @@ pub struct Reading {
     stores: Vec<Arc<dyn ActivityStore>>,
     steps: Vec<FunnelStep>,
     cache: Arc<SummaryCache>,
+    last_known: Arc<marks::LastKnown>,
 }
 
 impl std::fmt::Debug for Reading {
@@ -69,6 +70,7 @@ impl Reading {
             stores,
             steps,
             cache: Arc::default(),
+            last_known: Arc::default(),
         }
     }
 
@@ -85,6 +87,11 @@ impl Reading {
     /// The day summaries kept between reads.
     fn cache(&self) -> &Arc<SummaryCache> {
         &self.cache
+    }
+
+    /// What each store said when it was last read.
+    fn last_known(&self) -> &marks::LastKnown {
+        &self.last_known
     }
 
     /// The newest visitor-days from `since` on (to `until`, both included,

@@ -5,11 +5,11 @@
 //! requests per day are also the range's request figures and store lines.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use activity::report::KindCounts;
 use activity::store::{ActivityStore, StoreError};
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 
 /// What one store says about one day.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -23,7 +23,7 @@ pub(crate) struct Mark {
 }
 
 /// One store's answer.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Said {
     requests: BTreeMap<NaiveDate, u64>,
     files: BTreeMap<NaiveDate, u64>,
@@ -31,14 +31,73 @@ struct Said {
 }
 
 /// What every store says about each day from some day on, in the stores'
-/// order; a store that could not be read has its error instead.
+/// order; a store that could not be read has its error instead, or what
+/// it said when it was last read, marked [`Stale`].
 #[derive(Debug, Default)]
-pub struct Marks(Vec<Result<Said, StoreError>>);
+pub struct Marks(Vec<Result<Said, StoreError>>, Vec<Option<Stale>>);
+
+/// A store's marks shown as it was last read: why it could not be read
+/// now, and when it was read.
+#[derive(Clone, Debug)]
+pub struct Stale {
+    /// Why it could not be read now.
+    pub error: StoreError,
+    /// When what is shown was read.
+    pub read_at: DateTime<Utc>,
+}
+
+/// Each store's marks as last read, to show while it cannot be read.
+#[derive(Debug, Default)]
+pub(crate) struct LastKnown(Mutex<Vec<Option<Read>>>);
+
+/// What a store said, and when.
+type Read = (Said, DateTime<Utc>);
+
+impl LastKnown {
+    /// Keeps what each store said in `marks` (read at `now`); for a store
+    /// that could not be read, puts what it said last in its place, as
+    /// [`Stale`]. A range then shows the store as it was, not as nothing.
+    pub(crate) fn fill(&self, marks: &mut Marks, now: DateTime<Utc>) {
+        let mut known = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        known.resize(marks.0.len(), None);
+        marks.1 = vec![None; marks.0.len()];
+        for ((said, stale), known) in marks.0.iter_mut().zip(&mut marks.1).zip(known.iter_mut()) {
+            match (&*said, &*known) {
+                (Ok(fresh), _) => *known = Some((fresh.clone(), now)),
+                (Err(error), Some((last, read_at))) => {
+                    *stale = Some(Stale {
+                        error: error.clone(),
+                        read_at: *read_at,
+                    });
+                    *said = Ok(last.clone());
+                }
+                (Err(_), None) => {}
+            }
+        }
+    }
+}
 
 impl Marks {
     /// No store's marks: each says `error`.
     pub fn unread(stores: usize, error: StoreError) -> Self {
-        Self((0..stores).map(|_| Err(error.clone())).collect())
+        Self(
+            (0..stores).map(|_| Err(error.clone())).collect(),
+            vec![None; stores],
+        )
+    }
+
+    /// Per store: whether its marks are as it was last read, and why.
+    pub fn stale(&self) -> impl Iterator<Item = Option<&Stale>> {
+        (0..self.0.len()).map(|i| self.1.get(i).and_then(Option::as_ref))
+    }
+
+    /// Whether any store's marks are as it was last read: its days cannot
+    /// be summed again now.
+    pub(crate) fn any_stale(&self) -> bool {
+        self.1.iter().any(Option::is_some)
     }
 
     /// Reads the marks of every store from `since` on, all at once.
@@ -56,7 +115,8 @@ impl Marks {
             })
         }))
         .await;
-        Self(reads)
+        let stores = reads.len();
+        Self(reads, vec![None; stores])
     }
 
     /// Per store: its requests per day, or why it could not be read.

@@ -70,6 +70,9 @@ pub struct StoreFigures {
     pub cost: Cost,
     /// Why it could not be read, if it could not.
     pub error: Option<StoreError>,
+    /// When its figures were read, if they are shown as it was last read
+    /// (it could not be read now: `error` says why).
+    pub read_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl Reading {
@@ -81,7 +84,7 @@ impl Reading {
         let previous_first = first_day(first - Days::new(1), days);
         let stores = self.stores();
         let steps = self.steps();
-        let marks = match within("the days' totals", async {
+        let mut marks = match within("the days' totals", async {
             Ok(Marks::read(stores, previous_first).await)
         })
         .await
@@ -89,6 +92,7 @@ impl Reading {
             Ok(marks) => marks,
             Err(error) => Marks::unread(stores.len(), error),
         };
+        self.last_known().fill(&mut marks, chrono::Utc::now());
         let (summaries, all_current, summary_error) = match within(
             "the day summaries",
             self.cache()
@@ -113,10 +117,15 @@ impl Reading {
         let kinds_on: BTreeMap<NaiveDate, KindCounts> =
             current.iter().map(|s| (s.day, s.kinds)).collect();
         let mut figures = Vec::with_capacity(stores.len());
-        for (store, requests) in stores.iter().zip(marks.requests()) {
-            let error = requests.err().or(summary_error.as_ref()).cloned();
+        for ((store, requests), stale) in stores.iter().zip(marks.requests()).zip(marks.stale()) {
+            let error = requests
+                .err()
+                .or(stale.map(|stale| &stale.error))
+                .or(summary_error.as_ref())
+                .cloned();
             figures.push(StoreFigures {
                 name: store.name().clone(),
+                read_at: stale.map(|stale| stale.read_at),
                 requests: dates
                     .iter()
                     .map(|day| requests.ok().and_then(|r| r.get(day).copied()).unwrap_or(0))

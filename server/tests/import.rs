@@ -341,3 +341,112 @@ async fn an_imported_line_is_counted_under_its_addresss_country() {
         ]
     );
 }
+
+/// Chrome 131's agent on Linux.
+const CHROME_131: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
+/// The kinds of the visitor-days an import of `log` (its format found by
+/// itself) stored, by network, with the import's count of visitor-days a
+/// contradiction moved.
+async fn kinds_after_import(log: &Path) -> (Vec<(String, activity::verdict::VisitorKind)>, u64) {
+    let data = log.parent().expect("a folder").join("data");
+    let tally = server::import::import(&args(&data, &[log]))
+        .await
+        .expect("imports");
+    let store = open_store(&data).await;
+    let day = chrono::NaiveDate::from_ymd_opt(2000, 1, 1).expect("a day");
+    let mut kinds: Vec<_> = store
+        .visitors_since(day)
+        .await
+        .expect("reads")
+        .iter()
+        .map(|row| (row.network.as_str().to_owned(), row.counts().verdict().kind))
+        .collect();
+    store.close().await;
+    kinds.sort();
+    let moved = tally.evidence.map_or(0, |evidence| evidence.contradicted);
+    (kinds, moved)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logs_that_keep_the_signs_hold_each_agent_to_its_request() {
+    let hints = [
+        r#""Chromium";v="131", "Google Chrome";v="131", "Not_A Brand";v="24""#,
+        "?0",
+        "\"Linux\"",
+    ];
+    // nginx's `whocomes` format: a browser (hints, fetch metadata) and wget
+    // wearing its agent (neither), each a page and its stylesheet, over HTTPS.
+    let nginx_line = |ip: &str, path: &str, dest: &str, signs: bool| {
+        let escaped = |text: &str| text.replace('"', "\\x22");
+        let (site, mode, brands, mobile, platform) = if signs {
+            (
+                "same-origin",
+                if dest == "document" {
+                    "navigate"
+                } else {
+                    "no-cors"
+                },
+                escaped(hints[0]),
+                hints[1].to_owned(),
+                escaped(hints[2]),
+            )
+        } else {
+            ("-", "-", "-".to_owned(), "-".to_owned(), "-".to_owned())
+        };
+        let dest = if signs { dest } else { "-" };
+        format!(
+            "{ip} - - [29/Nov/2026:10:00:00 +0000] \"GET {path} HTTP/1.1\" 200 900 \"-\" \"{CHROME_131}\" \"https\" \"text/html\" \"{site}\" \"{mode}\" \"{dest}\" \"{brands}\" \"{mobile}\" \"{platform}\"\n"
+        )
+    };
+    browser_and_impostor("nginx's whocomes format", &nginx_line).await;
+
+    // The same two in Caddy's JSON access log.
+    let caddy_line = |ip: &str, path: &str, dest: &str, signs: bool| {
+        let json = |text: &str| serde_json::to_string(text).expect("a JSON string");
+        let mut headers = vec![
+            format!(r#""User-Agent":[{}]"#, json(CHROME_131)),
+            r#""Accept":["text/html,*/*;q=0.8"]"#.to_owned(),
+        ];
+        if signs {
+            headers.push(format!(r#""Sec-Ch-Ua":[{}]"#, json(hints[0])));
+            headers.push(format!(r#""Sec-Ch-Ua-Mobile":[{}]"#, json(hints[1])));
+            headers.push(format!(r#""Sec-Ch-Ua-Platform":[{}]"#, json(hints[2])));
+            headers.push(format!(r#""Sec-Fetch-Dest":["{dest}"]"#));
+            headers.push(r#""Sec-Fetch-Site":["same-origin"]"#.to_owned());
+        }
+        format!(
+            r#"{{"ts":1796032800.25,"request":{{"client_ip":"{ip}","proto":"HTTP/2.0","method":"GET","host":"example.org","uri":"{path}","headers":{{{}}},"tls":{{"version":772}}}},"status":200}}"#,
+            headers.join(",")
+        ) + "\n"
+    };
+    browser_and_impostor("Caddy's JSON log, found by its first line", &caddy_line).await;
+}
+
+/// A log of a browser (203.0.113.7: its signs) and an impostor wearing its
+/// agent (198.51.100.7: none), each a page and its stylesheet, written by
+/// `line(ip, path, dest, signs)` and imported: one person, one bot, and the
+/// import says one was moved for contradicting its agent.
+async fn browser_and_impostor(format: &str, line: &dyn Fn(&str, &str, &str, bool) -> String) {
+    use activity::verdict::VisitorKind::{Bot, Person};
+    let folder = tempfile::tempdir().expect("a folder");
+    let log = folder.path().join("access.log");
+    let text: String = [
+        line("203.0.113.7", "/about", "document", true),
+        line("203.0.113.7", "/pkg/site.css", "style", true),
+        line("198.51.100.7", "/about", "document", false),
+        line("198.51.100.7", "/pkg/site.css", "style", false),
+    ]
+    .concat();
+    std::fs::write(&log, text).expect("written");
+    let (kinds, moved) = kinds_after_import(&log).await;
+    assert_eq!(
+        kinds,
+        [
+            ("198.51.100.x".to_owned(), Bot),
+            ("203.0.113.x".to_owned(), Person)
+        ],
+        "{format}"
+    );
+    assert_eq!(moved, 1, "{format}: the import says why");
+}

@@ -502,7 +502,8 @@ async fn explain_on_a_log_agrees_with_what_the_import_stored() {
             day.requests += 1;
             day.bots += u64::from(hit["kind"] == "bot");
             day.self_reads += u64::from(hit["kind"] == "self-read");
-            day.evidence |= Evidence(hit["evidence"].as_u64().expect("bits") as u8);
+            day.evidence |=
+                Evidence(u16::try_from(hit["evidence"].as_u64().expect("bits")).expect("16 bits"));
         }
         let hit_days = days.values().filter(|day| day.requests > 0).count();
         assert_eq!(hit_days, rows.len(), "{name}: the visitor-days");

@@ -16,7 +16,6 @@ use admin::server::{Admin, AdminConfig, Bundle};
 use ipnet::IpNet;
 
 use crate::site::Whocomes;
-use crate::stores::StoreKind;
 use crate::{BuildError, keys, peer};
 
 /// Sets up whocomes for an app; [`Whocomes::builder`] makes one.
@@ -127,6 +126,17 @@ impl Builder {
         self
     }
 
+    /// The origin the public reaches the app at (`"https://example.org"`):
+    /// HTTPS tells the counter that browsers send it their client hints and
+    /// fetch metadata, so a browser's agent without them is a tool's (SPEC
+    /// §3). Without it, a trusted proxy's `X-Forwarded-Proto` says per
+    /// request. Give `https://…` only if plain HTTP is never served. Sets
+    /// [`RulesConfig::public_origin`]; call it after [`rules`](Self::rules).
+    pub fn public_origin(mut self, origin: impl Into<String>) -> Self {
+        self.rules.public_origin = Some(origin.into());
+        self
+    }
+
     /// The counting rules, for what the other settings do not cover (the
     /// site's own addresses and host names, API prefixes, the self-read
     /// mark). Its `admin_path` is replaced by [`tab_path`](Self::tab_path).
@@ -188,9 +198,12 @@ impl Builder {
     }
 
     /// Checks the settings, makes or loads the day keys, opens the store
-    /// and starts the writer (needs a Tokio runtime). A store that cannot
-    /// be reached now is not an error: the app serves, and the store is
-    /// tried again until it answers.
+    /// and starts the writer (needs a Tokio runtime). Every setting that
+    /// is wrong as written (the store URL, the store's name, the tab's
+    /// path, the rules, the funnel, an empty password) is refused before
+    /// anything is written to the data folder. A store that cannot be
+    /// reached now is not an error: the app serves, and the store is tried
+    /// again until it answers.
     pub async fn build(self) -> Result<Whocomes, BuildError> {
         let tab_path = admin::server::check_path(&self.tab_path)
             .map_err(|_| BuildError::TabPath(self.tab_path.clone()))?;
@@ -198,7 +211,7 @@ impl Builder {
             .store_url
             .clone()
             .unwrap_or_else(|| format!("sqlite://{}", self.data_dir.join("activity.db").display()));
-        let kind = StoreKind::of(&url).ok_or(BuildError::StoreUrl)?;
+        let kind = crate::stores::check_url(&url).map_err(BuildError::StoreUrl)?;
         let name = self.store_name.as_deref().unwrap_or(kind.default_name());
         let name = StoreName::parse(name).map_err(|_| BuildError::StoreName(name.to_owned()))?;
         let proxies = TrustedProxies::new(self.proxies, self.forwarded_header);
@@ -206,23 +219,28 @@ impl Builder {
             admin_path: tab_path.clone(),
             ..self.rules
         })?;
-        let site_keys = keys::live_day_keys(self.key, Some(&self.data_dir))
-            .map_err(|error| BuildError::Keys(error.into()))?
-            .ok_or_else(|| BuildError::Keys("no day keys were made".into()))?;
-        let counter = Counter::with_keys(rules, site_keys.keys, proxies.clone(), name.clone());
-        let store: Arc<dyn ActivityStore> = crate::stores::open(&url, name, self.retention).await;
-        let (layer, writer) = activity::recording::start(counter, store.clone(), self.recorder);
-        let admin = Admin::new(AdminConfig {
-            stores: vec![store.clone()],
-            recorder: Some(writer.stats()),
+        let mut tab = AdminConfig {
             password: self.password,
             private: self.private,
-            proxies,
+            proxies: proxies.clone(),
             funnel: self.funnel,
             path: Some(tab_path.clone()),
             bundle: self.bundle,
+            loopback_as_people: !rules.config().loopback_is_self,
             ..AdminConfig::default()
-        })?;
+        };
+        tab.check()?;
+        // Checked: from here on the data folder is written.
+        let site_keys = keys::live_day_keys(self.key, Some(&self.data_dir))
+            .map_err(|error| BuildError::Keys(error.into()))?
+            .ok_or_else(|| BuildError::Keys("no day keys were made".into()))?;
+        let counter = Counter::with_keys(rules, site_keys.keys, proxies, name.clone());
+        let store: Arc<dyn ActivityStore> = crate::stores::open(&url, name, self.retention).await;
+        let (layer, writer) = activity::recording::start(counter, store.clone(), self.recorder);
+        tab.stores = vec![store.clone()];
+        tab.recorder = Some(writer.stats());
+        tab.day_keys = site_keys.kept.as_ref().map(|kept| kept.keys.clone());
+        let admin = Admin::new(tab)?;
         let turning = site_keys.kept.map(keys::KeptDayKeys::keep_turning);
         Ok(Whocomes {
             layer,

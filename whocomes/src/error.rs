@@ -5,9 +5,10 @@
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
-    /// The store URL names no store whocomes knows.
-    #[error("store_url: the store URL must start with {}", crate::stores::SCHEMES)]
-    StoreUrl,
+    /// The store URL names no store whocomes knows, or its engine cannot
+    /// read it (the words never hold the URL).
+    #[error("store_url: {0}")]
+    StoreUrl(String),
     /// The store's name is refused.
     #[error("store_name: {0:?} is not a store name: 1 to 40 characters of a-z, 0-9, '-' and '_'")]
     StoreName(String),

@@ -58,6 +58,14 @@ impl Whocomes {
         self.admin.router()
     }
 
+    /// `/ready` and `/metrics` for monitors (readiness, OpenMetrics text),
+    /// to serve on an address of their own that strangers cannot reach
+    /// (loopback, as the binary's `--metrics-addr`). A signed-in admin
+    /// reads the same at `{tab}/api/ready` and `{tab}/api/metrics`.
+    pub fn monitor_router(&self) -> axum::Router {
+        admin::server::operations::monitor_router(self.admin.clone())
+    }
+
     /// Where the tab is served.
     pub fn tab_path(&self) -> &str {
         &self.tab_path
@@ -105,5 +113,46 @@ impl Whocomes {
             turning.abort();
         }
         crate::write_and_close(self.writer, &[self.store]).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::{Body, to_bytes};
+    use http::{Request, StatusCode};
+    use tower::ServiceExt as _;
+
+    use super::Whocomes;
+
+    /// What a monitor reads of `path` on the embedder's monitor router.
+    async fn read(whocomes: &Whocomes, path: &str) -> (StatusCode, String) {
+        let answer = whocomes
+            .monitor_router()
+            .oneshot(Request::get(path).body(Body::empty()).expect("a request"))
+            .await
+            .expect("answers");
+        let status = answer.status();
+        let body = to_bytes(answer.into_body(), 1 << 20).await.expect("a body");
+        (status, String::from_utf8(body.to_vec()).expect("text"))
+    }
+
+    /// An embedder gets the binary's monitor endpoints from the builder:
+    /// ready while its SQLite store keeps activity, and the writer's
+    /// figures in the OpenMetrics text.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_embedded_site_tells_a_monitor_it_is_ready_and_its_figures() {
+        let folder = tempfile::tempdir().expect("a folder");
+        let whocomes = Whocomes::builder()
+            .data_dir(folder.path())
+            .build()
+            .await
+            .expect("builds");
+        let (status, text) = read(&whocomes, "/ready").await;
+        assert_eq!(status, StatusCode::OK, "{text}");
+        let (status, text) = read(&whocomes, "/metrics").await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(text.contains("whocomes_hits_written_total 0"), "{text}");
+        assert!(text.ends_with("# EOF\n"), "{text}");
+        whocomes.shutdown().await;
     }
 }

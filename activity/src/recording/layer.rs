@@ -187,6 +187,11 @@ const SEC_FETCH_MODE: HeaderName = HeaderName::from_static("sec-fetch-mode");
 const SEC_PURPOSE: HeaderName = HeaderName::from_static("sec-purpose");
 const PURPOSE: HeaderName = HeaderName::from_static("purpose");
 const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
+const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
+const SEC_FETCH_SITE: HeaderName = HeaderName::from_static("sec-fetch-site");
+const SEC_CH_UA: HeaderName = HeaderName::from_static("sec-ch-ua");
+const SEC_CH_UA_MOBILE: HeaderName = HeaderName::from_static("sec-ch-ua-mobile");
+const SEC_CH_UA_PLATFORM: HeaderName = HeaderName::from_static("sec-ch-ua-platform");
 
 /// A header's value as text; bytes that are not UTF-8 are replaced.
 fn text(value: &http::HeaderValue) -> Cow<'_, str> {
@@ -243,6 +248,13 @@ impl Shared {
         let x_forwarded_for = all(headers, X_FORWARDED_FOR, &mut x_forwarded_for);
         let forwarded = all(headers, http::header::FORWARDED, &mut forwarded);
         let purpose = one(SEC_PURPOSE).or_else(|| one(PURPOSE));
+        let site = one(SEC_FETCH_SITE);
+        let (brands, mobile, platform) = (
+            one(SEC_CH_UA),
+            one(SEC_CH_UA_MOBILE),
+            one(SEC_CH_UA_PLATFORM),
+        );
+        let proto = one(X_FORWARDED_PROTO);
         let target = request
             .uri()
             .path_and_query()
@@ -261,6 +273,12 @@ impl Shared {
             forwarded,
             protocol: Some(protocol(request.version())),
             sec_purpose: purpose.as_deref(),
+            sec_fetch_site: site.as_deref(),
+            sec_ch_ua: brands.as_deref(),
+            sec_ch_ua_mobile: mobile.as_deref(),
+            sec_ch_ua_platform: platform.as_deref(),
+            x_forwarded_proto: proto.as_deref(),
+            scheme: request.uri().scheme_str(),
         };
         let peer = (self.peer)(request.extensions());
         if peer.is_none() {

@@ -43,6 +43,21 @@ pub struct RequestView<'a> {
     /// `Sec-Purpose` (or the older `Purpose`): `prefetch` and `prerender`
     /// are a browser fetching ahead, not a visit.
     pub sec_purpose: Option<&'a str>,
+    /// `Sec-Fetch-Site`: with `Sec-Fetch-Mode` and `-Dest`, whether the
+    /// browser sent fetch metadata at all (`request::consistency`).
+    pub sec_fetch_site: Option<&'a str>,
+    /// `Sec-CH-UA`: a Chromium's brands and major versions.
+    pub sec_ch_ua: Option<&'a str>,
+    /// `Sec-CH-UA-Mobile`: `?1` from a phone, `?0` otherwise.
+    pub sec_ch_ua_mobile: Option<&'a str>,
+    /// `Sec-CH-UA-Platform`: `"Windows"`, `"Android"`, …
+    pub sec_ch_ua_platform: Option<&'a str>,
+    /// `X-Forwarded-Proto`: the scheme the client used, as a proxy says
+    /// (believed only from a trusted proxy).
+    pub x_forwarded_proto: Option<&'a str>,
+    /// The scheme the client used, as the server that saw it knows it (a
+    /// log line's `$scheme`): `https` makes the origin trustworthy.
+    pub scheme: Option<&'a str>,
 }
 
 /// Whether a request is counted, and as what.

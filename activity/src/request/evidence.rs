@@ -6,8 +6,9 @@
 //! hydrated app reported a navigation or a page drawn from its cache, or the
 //! page's script called the site (fetch metadata) — and no impostor's sign:
 //! an HTTP/1.0 request line, a form posted within [`INSTANT_POST`] of its
-//! page by a visitor that fetched none of the page's scripts, or more than
-//! [`RATE_PAGES`] pages within [`RATE_WINDOW`].
+//! page by a visitor that fetched none of the page's scripts, more than
+//! [`RATE_PAGES`] pages within [`RATE_WINDOW`], or a request that
+//! contradicts its own agent (`request::consistency`).
 //!
 //! The bits are facts about requests, never about a person: no time, path,
 //! header or agent text is kept for them. The writer's short memory for the
@@ -24,12 +25,13 @@ pub use crate::request::mark::FilesMark;
 // 0.2's path of the watch, which now lives with the verdict it feeds.
 pub use crate::verdict::watch::Watch;
 
-/// A visitor-day's evidence, as bits (kept as one small integer).
+/// A visitor-day's evidence, as bits (kept as one small integer; nine of
+/// sixteen used).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
 )]
 #[serde(transparent)]
-pub struct Evidence(pub u8);
+pub struct Evidence(pub u16);
 
 impl Evidence {
     /// It fetched one of the page's own files, or the hydrated app reported
@@ -56,10 +58,19 @@ impl Evidence {
     /// quick POST after that is the page's script, not a form filled in by
     /// nobody.
     pub const SCRIPTS: Self = Self(128);
+    /// A request that contradicts its own agent: client hints that name
+    /// another browser, version, platform or phone; a browser recent enough
+    /// to send client hints or fetch metadata to a trustworthy origin that
+    /// sent none; a document load that does not ask for HTML
+    /// (`request::consistency`).
+    pub const CONTRADICTED: Self = Self(256);
     /// The signs that a person-looking visitor-day is a browser.
     pub const BROWSER: Self = Self(Self::FILES.0 | Self::WAIVED.0 | Self::CALLED.0);
     /// The signs that it is a script wearing a browser's agent.
-    pub const IMPOSTOR: Self = Self(Self::OLD_PROTOCOL.0 | Self::INSTANT_POST.0 | Self::RATE.0);
+    pub const IMPOSTOR: Self =
+        Self(Self::OLD_PROTOCOL.0 | Self::INSTANT_POST.0 | Self::RATE.0 | Self::CONTRADICTED.0);
+    /// Every bit in use.
+    pub const ALL: Self = Self(511);
 
     /// No evidence at all.
     pub const NONE: Self = Self(0);
@@ -86,6 +97,7 @@ impl Evidence {
             (Self::CALLED, "the page's script called the site"),
             (Self::VERIFIED, "a crawler verified by its address"),
             (Self::SCRIPTS, "fetched the page's scripts"),
+            (Self::CONTRADICTED, "its request contradicts its agent"),
         ]
         .into_iter()
         .filter(|(bit, _)| self.has(*bit))

@@ -29,6 +29,9 @@ use crate::request::classify::{
     Counted, Kind, KindReason, NavigationReport, RequestView, Skip, counted, is_page_load,
     is_prefetch, is_script, is_script_request, kind_of, navigation_report, shows_files,
 };
+use crate::request::consistency::{
+    Contradiction, contradiction_with, file_contradiction, has_fetch_metadata,
+};
 use crate::request::evidence::{BrowserEvidence, Evidence, Shape};
 use crate::request::mark::FilesMark;
 use crate::request::path::{answered_path, clean_path, query_of};
@@ -95,6 +98,10 @@ pub struct Decision {
     /// The decision waits for the answer's status (software a site may or
     /// may not run, not yet answered): see [`Decision::answered`].
     pub awaits_answer: bool,
+    /// How the request contradicts its own agent, if it does: on a counted
+    /// person-looking request, an impostor's sign
+    /// ([`Evidence::CONTRADICTED`]); on a file, no browser's evidence.
+    pub contradiction: Option<Contradiction>,
 }
 
 impl Decision {
@@ -257,10 +264,12 @@ impl Counter {
             NavigationReport::To(target) => {
                 // The app's own report of a navigation inside it: a page load
                 // of the new path, from the same client.
+                // The browser's own page load, which asked for HTML.
                 let navigation = RequestView {
                     method: "GET",
                     target: target.as_bytes(),
                     sec_fetch_dest: Some("document"),
+                    accept: Some("text/html"),
                     ..request.clone()
                 };
                 let mut decision = self.decide(&navigation, peer, at);
@@ -326,6 +335,19 @@ impl Counter {
                 awaits_answer: awaits,
                 ..Decision::not_counted(counted)
             };
+            // A file without the fetch metadata its browser sends is a
+            // tool's (a browser's sends it: one header test).
+            if decision.shows_files
+                && !has_fetch_metadata(request)
+                && file_contradiction(
+                    self.rules.reading(request).claim,
+                    request,
+                    self.trustworthy(request, peer),
+                )
+            {
+                decision.shows_files = false;
+                decision.contradiction = Some(Contradiction::NoFetchMetadata);
+            }
             decision.shows_scripts &= decision.shows_files;
             if awaits && request.status.is_some() {
                 decision.answered(request.status);
@@ -346,6 +368,13 @@ impl Counter {
         );
         let kind = reason.kind();
         let awaits_answer = matches!(reason, KindReason::Software { status: None, .. });
+        // Only a person-looking request can be an impostor's.
+        let contradiction = (kind == Kind::Person)
+            .then(|| {
+                let reading = self.rules.reading(request);
+                contradiction_with(reading, request, self.trustworthy(request, peer), page_load)
+            })
+            .flatten();
         let hit = Hit {
             at,
             visitor: self.keys.token(at.date_naive(), client),
@@ -362,7 +391,7 @@ impl Counter {
                 })
                 .flatten(),
             shape: shape_of(&counted, page_load, request),
-            evidence: self.evidence_of(request, peer, &reason),
+            evidence: self.evidence_of(request, peer, &reason, contradiction.is_some()),
             bot_class: (kind == Kind::Bot)
                 .then(|| {
                     self.rules
@@ -383,6 +412,7 @@ impl Counter {
             shows_files: false,
             shows_scripts: false,
             awaits_answer,
+            contradiction,
         };
         if request.status.is_some() {
             // A log line's answer is known already (a live request's comes later).
@@ -391,18 +421,57 @@ impl Counter {
         decision
     }
 
+    /// Whether the browser talked to a trustworthy origin (HTTPS, or
+    /// loopback), where browsers send client hints and fetch metadata: the
+    /// operator's [public origin](crate::RulesConfig::public_origin) if
+    /// given; else a trusted proxy's `X-Forwarded-Proto` or `Forwarded:
+    /// proto=`; else the scheme a log line holds; else a browser on this
+    /// machine that talked to a loopback host directly (no proxy's
+    /// forwarding header). Anything else is not known to be, and nothing
+    /// is inferred from a header's absence.
+    pub fn trustworthy(&self, request: &RequestView<'_>, peer: Option<IpAddr>) -> bool {
+        if let Some(secure) = self.rules.secure_origin {
+            return secure;
+        }
+        if peer.is_some_and(|peer| self.proxies.trusts(peer)) {
+            let proto = request
+                .x_forwarded_proto
+                .and_then(|value| value.split(',').next())
+                .or_else(|| {
+                    request
+                        .forwarded
+                        .iter()
+                        .find_map(|value| forwarded_proto(value))
+                });
+            if let Some(proto) = proto {
+                return proto.trim().eq_ignore_ascii_case("https");
+            }
+        }
+        if let Some(scheme) = request.scheme {
+            return scheme.trim().eq_ignore_ascii_case("https");
+        }
+        let direct = request.x_forwarded_for.is_empty() && request.forwarded.is_empty();
+        direct
+            && peer.is_some_and(|peer| crate::visitor::address::canonical(peer).is_loopback())
+            && request.host.is_some_and(is_loopback_host)
+    }
+
     /// What a counted request shows by itself: a page's script calling
     /// the site (the browser's fetch metadata says so), an HTTP/1.0 request
     /// line from a client (a proxy's own protocol says nothing of its
-    /// client), a crawler verified by its address, and whether the files'
-    /// evidence is asked for at all.
+    /// client), headers that contradict its agent, a crawler verified by
+    /// its address, and whether the files' evidence is asked for at all.
     fn evidence_of(
         &self,
         request: &RequestView<'_>,
         peer: Option<IpAddr>,
         reason: &KindReason,
+        contradicted: bool,
     ) -> Evidence {
         let mut evidence = Evidence::NONE;
+        if contradicted {
+            evidence |= Evidence::CONTRADICTED;
+        }
         if is_script_request(request) {
             evidence |= Evidence::CALLED;
         }
@@ -420,6 +489,34 @@ impl Counter {
         }
         evidence
     }
+}
+
+/// The `proto=` of a `Forwarded` value's first element.
+fn forwarded_proto(value: &str) -> Option<&str> {
+    let first = value.split(',').next()?;
+    first.split(';').find_map(|pair| {
+        let (name, value) = pair.split_once('=')?;
+        name.trim()
+            .eq_ignore_ascii_case("proto")
+            .then(|| value.trim().trim_matches('"'))
+    })
+}
+
+/// Whether a `Host` names this machine: `localhost` (or a name under it),
+/// `127.x.x.x` or `[::1]`, with or without a port.
+fn is_loopback_host(host: &str) -> bool {
+    let host = host.trim();
+    let name = if let Some(bracketed) = host.strip_prefix('[') {
+        bracketed.split(']').next().unwrap_or_default()
+    } else {
+        host.rsplit_once(':').map_or(host, |(name, _)| name)
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || name
+            .parse::<IpAddr>()
+            .is_ok_and(|address| address.is_loopback())
 }
 
 /// What a counted request was: a page load, a form post, a page's script
@@ -448,6 +545,7 @@ impl Decision {
             shows_files: false,
             shows_scripts: false,
             awaits_answer: false,
+            contradiction: None,
         }
     }
 }

@@ -1,6 +1,9 @@
-//! The bot decisions already made, by user agent. Real traffic repeats a
-//! few hundred agents, so most requests skip the bot-word automaton and the
-//! shape checks (about 300 ns for a browser's agent).
+//! The decisions already made, by user agent: whether it is a bot's, and
+//! (keyed by the agent with its client hints) what it claims and whether
+//! its hints agree (`request::consistency`). Real traffic repeats a few
+//! hundred agents, so most requests skip the bot-word automaton and the
+//! shape checks (about 300 ns for a browser's agent), and the agent's
+//! reading (about 300 ns more).
 //!
 //! Bounded ([`CAPACITY`] agents, `quick_cache`'s eviction keeps the ones
 //! that come back), shared by every request thread. Keyed by a hash of the
@@ -24,13 +27,13 @@ pub(crate) enum Known {
     Shape(&'static str),
 }
 
-/// Decisions by agent.
-pub(crate) struct KnownAgents {
-    cache: quick_cache::sync::Cache<u64, Known>,
+/// Decisions by agent (a [`Known`] bot decision unless said otherwise).
+pub(crate) struct KnownAgents<V = Known> {
+    cache: quick_cache::sync::Cache<u64, V>,
     hasher: foldhash::quality::RandomState,
 }
 
-impl KnownAgents {
+impl<V: Clone> KnownAgents<V> {
     pub(crate) fn new() -> Self {
         Self {
             cache: quick_cache::sync::Cache::new(CAPACITY),
@@ -38,15 +41,28 @@ impl KnownAgents {
         }
     }
 
+    /// The decision for these texts together (an agent and its hints):
+    /// kept, or made by `decide` and kept.
+    pub(crate) fn get_or_parts(&self, parts: &[Option<&str>], decide: impl FnOnce() -> V) -> V {
+        // Each part's length goes into the hash with its bytes.
+        let key = self.hasher.hash_one(parts);
+        if let Some(verdict) = self.cache.get(&key) {
+            return verdict;
+        }
+        let verdict = decide();
+        self.cache.insert(key, verdict.clone());
+        verdict
+    }
+
     /// The decision for `agent`: kept, or made by `decide` and kept.
-    pub(crate) fn get_or(&self, agent: &str, decide: impl FnOnce() -> Known) -> Known {
+    pub(crate) fn get_or(&self, agent: &str, decide: impl FnOnce() -> V) -> V {
         // The length too, so that two agents must agree on it to collide.
         let key = self.hasher.hash_one(agent) ^ (agent.len() as u64).rotate_left(48);
         if let Some(verdict) = self.cache.get(&key) {
             return verdict;
         }
         let verdict = decide();
-        self.cache.insert(key, verdict);
+        self.cache.insert(key, verdict.clone());
         verdict
     }
 
@@ -57,7 +73,7 @@ impl KnownAgents {
     }
 }
 
-impl std::fmt::Debug for KnownAgents {
+impl<V: Clone> std::fmt::Debug for KnownAgents<V> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KnownAgents")
             .field("kept", &self.cache.len())

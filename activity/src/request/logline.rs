@@ -4,108 +4,32 @@
 //! `\xHH`). A line that does not fit says why in words that never hold any
 //! of its bytes. What is read borrows from the line; only a field with an
 //! escape in it is copied.
+//!
+//! A combined line followed by exactly the eight fields of the `whocomes`
+//! log format (docs/DEPLOY.md: `"$scheme" "$http_accept"
+//! "$http_sec_fetch_site" "$http_sec_fetch_mode" "$http_sec_fetch_dest"
+//! "$http_sec_ch_ua" "$http_sec_ch_ua_mobile" "$http_sec_ch_ua_platform"`,
+//! the first one `http` or `https`) carries a browser's [`Signs`], read
+//! without being asked for: the consistency rule then holds its agent as
+//! the live layer does. Without them nothing is inferred. Caddy's JSON
+//! access log is `request::caddy_log`'s.
 
 use std::borrow::Cow;
-use std::net::IpAddr;
 use std::sync::LazyLock;
 
 use crate::visitor::address::parse_address;
 use chrono::format::{Item, Parsed, StrftimeItems};
 use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
 
-/// The longest line read; longer ones are malformed (and never buffered whole).
-pub const MAX_LINE_BYTES: usize = 16 * 1024;
-
-/// Which fields a line has (`combined` or `common`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LogFormat {
-    /// `host ident user [time] "request" status bytes "referer" "user-agent"`.
-    Combined,
-    /// The same without referer and user agent.
-    Common,
-}
-
-impl std::str::FromStr for LogFormat {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text {
-            "combined" => Ok(Self::Combined),
-            "common" => Ok(Self::Common),
-            _ => Err("the log format is `combined` or `common`".to_owned()),
-        }
-    }
-}
-
-/// What a log line says about one request, borrowed from the line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LogRequest<'a> {
-    /// The client's address.
-    pub peer: IpAddr,
-    /// When it was received, in UTC.
-    pub at: DateTime<Utc>,
-    /// The method.
-    pub method: Cow<'a, str>,
-    /// The request target, as logged (path and query).
-    pub target: Cow<'a, [u8]>,
-    /// The answer's status code.
-    pub status: u16,
-    /// The `Referer` header, if logged and not `-`.
-    pub referer: Option<Cow<'a, str>>,
-    /// The `User-Agent` header, if logged and not `-`.
-    pub user_agent: Option<Cow<'a, str>>,
-    /// The request line's protocol (`HTTP/1.1`; `HTTP/0.9` when none).
-    pub protocol: Cow<'a, str>,
-}
-
-impl LogRequest<'_> {
-    /// The request as the rules see it: what a log holds (no `Accept`,
-    /// no fetch metadata, no forwarding headers: the logged address is the
-    /// client's), and the answer's status.
-    pub fn view(&self) -> crate::RequestView<'_> {
-        crate::RequestView {
-            method: &self.method,
-            target: &self.target,
-            user_agent: self.user_agent.as_deref(),
-            referer: self.referer.as_deref(),
-            protocol: Some(&self.protocol),
-            status: Some(self.status),
-            ..crate::RequestView::default()
-        }
-    }
-}
-
-/// Why a line is not a request. The words never hold the line's bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, thiserror::Error)]
-pub enum LineError {
-    /// Longer than [`MAX_LINE_BYTES`].
-    #[error("longer than {MAX_LINE_BYTES} bytes")]
-    TooLong,
-    /// A field is missing: the line ends early.
-    #[error("truncated: a field is missing")]
-    Truncated,
-    /// The first field is not an IP address (a host name, or garbage).
-    #[error("the client is not an IP address")]
-    NotAnAddress,
-    /// The `[time]` field cannot be read.
-    #[error("the time is not [dd/Mon/yyyy:hh:mm:ss +zzzz]")]
-    BadTime,
-    /// The request field is not `METHOD TARGET PROTOCOL` (a TLS handshake
-    /// on the HTTP port, a bare `-`, binary bytes).
-    #[error("not an HTTP request line")]
-    NotHttp,
-    /// The status is not three digits.
-    #[error("the status is not a 3-digit code")]
-    BadStatus,
-    /// A quoted field is not closed, or bytes follow the last field.
-    #[error("a quoted field is not closed, or the line has extra fields")]
-    BadQuoting,
-}
+pub use crate::request::log_request::{LineError, LogFormat, LogRequest, MAX_LINE_BYTES, Signs};
 
 /// Reads one line (without its line ending).
 pub fn parse(line: &[u8], format: LogFormat) -> Result<LogRequest<'_>, LineError> {
     if line.len() > MAX_LINE_BYTES {
         return Err(LineError::TooLong);
+    }
+    if format == LogFormat::Caddy {
+        return crate::request::caddy_log::parse(line);
     }
     let mut rest = Fields(line);
     let host = rest.word().ok_or(LineError::Truncated)?;
@@ -127,12 +51,12 @@ pub fn parse(line: &[u8], format: LogFormat) -> Result<LogRequest<'_>, LineError
         .filter(|s| (100..=599).contains(s))
         .ok_or(LineError::BadStatus)?;
     rest.word().ok_or(LineError::Truncated)?; // bytes
-    let (referer, user_agent) = match format {
-        LogFormat::Common => (None, None),
+    let (referer, user_agent, signs) = match format {
+        LogFormat::Common | LogFormat::Caddy => (None, None, None),
         LogFormat::Combined => {
             let referer = rest.quoted()?.ok_or(LineError::Truncated)?;
             let agent = rest.quoted()?.ok_or(LineError::Truncated)?;
-            (header(referer), header(agent))
+            (header(referer), header(agent), signs(&mut rest))
         }
     };
     // nginx may log more fields after these; anything unquoted that is
@@ -149,6 +73,35 @@ pub fn parse(line: &[u8], format: LogFormat) -> Result<LogRequest<'_>, LineError
         referer,
         user_agent,
         protocol,
+        signs,
+    })
+}
+
+/// The `whocomes` format's eight fields, if exactly they end the line (the
+/// first `http` or `https`); otherwise nothing is read and `rest` is as it was.
+fn signs<'a>(rest: &mut Fields<'a>) -> Option<Signs<'a>> {
+    let mut ahead = Fields(rest.0);
+    let mut fields: [Option<Cow<'a, [u8]>>; 8] = Default::default();
+    for field in &mut fields {
+        *field = Some(ahead.quoted().ok()??);
+    }
+    ahead.skip_spaces();
+    if !ahead.0.is_empty() {
+        return None;
+    }
+    let [scheme, accept, site, mode, dest, brands, mobile, platform] =
+        fields.map(|f| f.and_then(header));
+    let scheme = scheme.filter(|s| *s == "http" || *s == "https")?;
+    rest.0 = ahead.0;
+    Some(Signs {
+        scheme,
+        accept,
+        sec_fetch_site: site,
+        sec_fetch_mode: mode,
+        sec_fetch_dest: dest,
+        sec_ch_ua: brands,
+        sec_ch_ua_mobile: mobile,
+        sec_ch_ua_platform: platform,
     })
 }
 

@@ -4,14 +4,20 @@
 //! list the decision reads is in `rules` (with `bots`, `bot_class` and
 //! `crawlers`); `known_agents` remembers decisions already made per agent.
 //! `logline` takes an access-log line apart into the same request view.
+//! `agent` reads what a user agent claims, and `consistency` whether the
+//! request's own headers contradict it.
 
+pub mod agent;
 pub mod bot_class;
 pub mod bots;
+pub mod caddy_log;
 pub mod classify;
+pub mod consistency;
 pub mod crawlers;
 pub mod evidence;
 pub mod hit;
 mod known_agents;
+mod log_request;
 pub mod logline;
 pub mod mark;
 pub mod path;

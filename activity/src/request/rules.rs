@@ -9,8 +9,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::request::bot_class::BotClasses;
 use crate::request::bots::{BotPatterns, BotWordsError};
+use crate::request::classify::RequestView;
+use crate::request::consistency::Reading;
 use crate::request::crawlers::Crawlers;
 use crate::request::evidence::BrowserEvidence;
+use crate::request::known_agents::KnownAgents;
 
 /// Why a set of rules could not be built.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -24,6 +27,9 @@ pub enum RulesError {
     /// The self-read mark is empty: every request would be a self-read.
     #[error("the self-read mark is empty; every request would be a self-read")]
     EmptySelfReadMark,
+    /// The public origin is not `http(s)://host[:port]`.
+    #[error("--public-origin: {0}")]
+    PublicOrigin(String),
     /// The pattern compiler refused the lists.
     #[error("cannot compile the patterns: {0}")]
     Patterns(String),
@@ -99,6 +105,15 @@ pub struct RulesConfig {
     /// Whether a person-looking visitor-day must show the files' evidence
     /// to count as people (`off` for a site whose files come from elsewhere).
     pub browser_evidence: BrowserEvidence,
+    /// The origin the public reaches the site at (`https://example.com`):
+    /// its scheme says whether browsers send the site their client hints
+    /// and fetch metadata (they do to HTTPS), for every request
+    /// (`request::consistency`). Give `https://…` only when the site is
+    /// never served over plain HTTP (the proxy redirects it). `None`: a
+    /// trusted proxy's `X-Forwarded-Proto` (or `Forwarded: proto=`) says,
+    /// per request; else a log line's scheme; else a browser on this
+    /// machine talking to loopback; else nothing is inferred.
+    pub public_origin: Option<String>,
 }
 
 fn strings(items: &[&str]) -> Vec<String> {
@@ -174,6 +189,7 @@ impl Default for RulesConfig {
             tag_parameters: strings(&["ref", "utm_source"]),
             navigation_report_path: "/api/whocomes/navigation".to_owned(),
             browser_evidence: BrowserEvidence::Files,
+            public_origin: None,
         }
     }
 }
@@ -186,6 +202,10 @@ pub struct Rules {
     pub(crate) probes: AhoCorasick,
     pub(crate) classes: BotClasses,
     pub(crate) crawlers: std::sync::Arc<Crawlers>,
+    /// Whether [`RulesConfig::public_origin`] is HTTPS (`None`: not given).
+    pub(crate) secure_origin: Option<bool>,
+    /// The agents already read, with their hints (shared by clones).
+    readings: std::sync::Arc<KnownAgents<Reading>>,
 }
 
 impl Rules {
@@ -202,6 +222,11 @@ impl Rules {
         {
             return Err(RulesError::ProbePathWithoutSlash);
         }
+        let secure_origin = config
+            .public_origin
+            .as_deref()
+            .map(secure_origin)
+            .transpose()?;
         let bots = BotPatterns::new(config.bot_words.clone())?;
         let probes = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
@@ -216,7 +241,24 @@ impl Rules {
             probes,
             classes,
             crawlers: std::sync::Arc::new(Crawlers::shipped()),
+            secure_origin,
+            readings: std::sync::Arc::new(KnownAgents::new()),
         })
+    }
+
+    /// What a request's agent claims and whether its client hints agree,
+    /// read once per agent and hints and kept (a bounded set, keyed by a
+    /// hash of them: no text is kept).
+    pub fn reading(&self, request: &RequestView<'_>) -> Reading {
+        self.readings.get_or_parts(
+            &[
+                request.user_agent,
+                request.sec_ch_ua,
+                request.sec_ch_ua_mobile,
+                request.sec_ch_ua_platform,
+            ],
+            || Reading::of(request),
+        )
     }
 
     /// These rules, verifying claimed crawlers against `crawlers` instead
@@ -262,6 +304,37 @@ impl Rules {
         }
         software.map(|at| Probe::Software(self.config.software_paths[at].as_str()))
     }
+}
+
+/// Whether a public origin (`https://example.com`) is HTTPS; an origin
+/// that is not `http(s)://host[:port]` is an error that says so.
+fn secure_origin(origin: &str) -> Result<bool, RulesError> {
+    let text = origin.trim();
+    let lower = text.to_ascii_lowercase();
+    let (secure, rest) = match (
+        lower.strip_prefix("https://"),
+        lower.strip_prefix("http://"),
+    ) {
+        (Some(rest), _) => (true, rest),
+        (None, Some(rest)) => (false, rest),
+        (None, None) => {
+            return Err(RulesError::PublicOrigin(format!(
+                "'{text}' does not start with https:// or http://"
+            )));
+        }
+    };
+    let host = rest.strip_suffix('/').unwrap_or(rest);
+    let bare = !host.is_empty()
+        && !host.starts_with(':')
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b));
+    if !bare {
+        return Err(RulesError::PublicOrigin(format!(
+            "'{text}' is not an origin: a scheme, a host and at most a port (https://example.com)"
+        )));
+    }
+    Ok(secure)
 }
 
 /// A path only scanners ask for, and whether the site's answer decides.

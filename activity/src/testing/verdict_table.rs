@@ -21,7 +21,7 @@ pub const CREATE: &str = "CREATE TABLE verdict_cases (\
      requests BIGINT NOT NULL, bots BIGINT NOT NULL, self_reads BIGINT NOT NULL, \
      evidence INTEGER NOT NULL, bot_classes INTEGER NOT NULL)";
 
-/// Every case: (requests, bots, self_reads) shapes × all 256 evidence bit
+/// Every case: (requests, bots, self_reads) shapes × all 512 evidence bit
 /// patterns × no class or a crawler's.
 pub fn cases() -> Vec<(DayCounts, ClassSet)> {
     const SHAPES: [(u64, u64, u64); 9] = [
@@ -39,7 +39,7 @@ pub fn cases() -> Vec<(DayCounts, ClassSet)> {
     crawler.insert(BotClass::SearchEngine);
     let mut cases = Vec::new();
     for (requests, bots, self_reads) in SHAPES {
-        for bits in 0..=u8::MAX {
+        for bits in 0..=Evidence::ALL.0 {
             for classes in [ClassSet::default(), crawler] {
                 let counts = DayCounts {
                     requests,
@@ -123,7 +123,7 @@ pub fn check(row: [i64; 10]) -> Result<(), String> {
         requests: number(0),
         bots: number(1),
         self_reads: number(2),
-        evidence: Evidence(u8::try_from(row[3]).unwrap_or(u8::MAX)),
+        evidence: Evidence(u16::try_from(row[3]).unwrap_or(u16::MAX)),
     };
     let shown = ClassSet(u16::try_from(row[4]).unwrap_or(u16::MAX));
     let verdict = counts.verdict();

@@ -83,6 +83,11 @@ where
         }
         if let Some(name) = self.admin.beside_tab(request.uri().path()) {
             let admin = self.admin.clone();
+            if matches!(name, "metrics" | "ready") {
+                let name = name.to_owned();
+                let (parts, _) = request.into_parts();
+                return Box::pin(async move { Ok(monitor(&admin, &name, &parts.headers).await) });
+            }
             if let Some(file) = name.strip_prefix(EXPORTS) {
                 let file = file.to_owned();
                 let (parts, _) = request.into_parts();
@@ -160,6 +165,19 @@ fn refused(unreadable: &reading::Unreadable) -> Response {
         StatusCode::SERVICE_UNAVAILABLE,
         &format!("the store {store} cannot be read right now; the server log says why\n"),
     )
+}
+
+/// `/metrics` or `/ready` beside the tab: a monitor's figures, for a
+/// signed-in admin only.
+async fn monitor(admin: &Admin, name: &str, headers: &http::HeaderMap) -> Response {
+    if !admin.signed_in(headers, Utc::now()) {
+        return plain(StatusCode::UNAUTHORIZED, "sign in to the Admin tab first\n");
+    }
+    if name == "metrics" {
+        super::operations::metrics_answer(admin).await
+    } else {
+        super::operations::ready_answer(admin).await
+    }
 }
 
 async fn export(admin: &Admin, file: &str, request: &http::request::Parts) -> Response {

@@ -24,6 +24,7 @@ pub mod auth;
 pub mod csp;
 mod edge;
 mod layer;
+pub mod operations;
 pub mod origin;
 pub mod overview;
 mod page;
@@ -78,6 +79,14 @@ pub struct AdminConfig {
     /// Who sets the tab up: its sentences name the binary's flags or the
     /// builder's settings (default: an embedding app).
     pub host: Host,
+    /// The day keys this server counts with, if it keeps them: `/metrics`
+    /// says how old today's key is (past a day, turning them has failed).
+    pub day_keys: Option<Arc<std::sync::RwLock<activity::ratchet::DayKeys>>>,
+    /// Whether visits from this machine (loopback) are counted as people:
+    /// the counter's `RulesConfig::loopback_is_self` is off (`--own-address
+    /// none`). The empty tab's hint then says so instead of telling the
+    /// reader how to turn it off.
+    pub loopback_as_people: bool,
     /// The wasm bundle that hydrates the tab's page of its own
     /// ([`Admin::router`]), if there is one: without, the page is served
     /// whole and works without JavaScript.
@@ -145,6 +154,8 @@ struct Inner {
     /// Where its stylesheet is served (made once, compared on every request).
     style: String,
     host: Host,
+    loopback_as_people: bool,
+    day_keys: Option<Arc<std::sync::RwLock<activity::ratchet::DayKeys>>>,
     bundle: Option<Bundle>,
 }
 
@@ -160,10 +171,28 @@ impl std::fmt::Debug for Inner {
     }
 }
 
+impl AdminConfig {
+    /// Checks what can be wrong as written (the funnel, an empty password,
+    /// the tab's path) without hashing or making anything: what a start
+    /// checks before it writes anything. [`Admin::new`] checks it again.
+    pub fn check(&self) -> Result<(), SetupError> {
+        check_funnel(&self.funnel)?;
+        if self
+            .password
+            .as_deref()
+            .is_some_and(|p| p.trim().is_empty())
+        {
+            return Err(PasswordError::Empty.into());
+        }
+        check_path(self.path.as_deref().unwrap_or(DEFAULT_PATH))?;
+        Ok(())
+    }
+}
+
 impl Admin {
     /// Checks the funnel, hashes the password and makes the session key.
     pub fn new(config: AdminConfig) -> Result<Self, SetupError> {
-        check_funnel(&config.funnel)?;
+        config.check()?;
         let password = config.password.as_deref().map(Password::new).transpose()?;
         let path = check_path(config.path.as_deref().unwrap_or(DEFAULT_PATH))?;
         let path = path.as_str();
@@ -182,6 +211,8 @@ impl Admin {
             path: path.to_owned(),
             style: crate::style::href(path),
             host: config.host,
+            loopback_as_people: config.loopback_as_people,
+            day_keys: config.day_keys,
             bundle: config.bundle,
         })))
     }
@@ -194,6 +225,21 @@ impl Admin {
     /// Who set the tab up.
     pub fn host(&self) -> Host {
         self.0.host
+    }
+
+    /// The day the keys are turned to, if this server keeps day keys.
+    pub fn day_keys_day(&self) -> Option<chrono::NaiveDate> {
+        let keys = self.0.day_keys.as_ref()?;
+        Some(
+            keys.read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .day(),
+        )
+    }
+
+    /// Whether visits from this machine are counted as people.
+    pub fn loopback_as_people(&self) -> bool {
+        self.0.loopback_as_people
     }
 
     /// Where the tab is mounted.

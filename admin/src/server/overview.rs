@@ -76,6 +76,7 @@ pub async fn overview(admin: &Admin, span: Span, now: DateTime<Utc>, details: bo
             .collect(),
         writer: writer_status(admin),
         host: admin.host(),
+        loopback_as_people: admin.loopback_as_people(),
         current,
     }
 }
@@ -208,6 +209,9 @@ fn status(admin: &Admin, store: StoreFigures, details: bool) -> StoreStatus {
         failures: store.cost.failures,
         milliseconds: u64::try_from(store.cost.time.as_millis()).unwrap_or(u64::MAX),
         read_error,
+        read_at: store
+            .read_at
+            .map(|at| at.format("%Y-%m-%d %H:%M:%S UTC").to_string()),
     }
 }
 

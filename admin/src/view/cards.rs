@@ -55,6 +55,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         stores,
         writer,
         host,
+        loopback_as_people,
         current,
     } = overview;
     let no_people = totals.visitors.people == 0;
@@ -73,7 +74,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         <ProxyTrap untrusted_forwarding=writer.untrusted_forwarding host />
         <NoPeer without_peer=writer.without_peer />
         {(!demo_stores.is_empty()).then(|| view! { <DemoNotice stores=demo_stores host /> })}
-        {no_people.then(|| view! { <NoPeopleYet during=span.during() self_reads host /> })}
+        {no_people.then(|| view! { <NoPeopleYet during=span.during() self_reads host loopback_as_people /> })}
         <div class="card figures-card">
             <Figure label="Visitor-days" now=totals.visitors.total() before=previous.visitors.total()
                 note="one address on one day, whatever it asked for" />
@@ -91,7 +92,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
                 <span class="card-note">"counted requests this server queued"</span>
             </div>
         </div>
-        <ChartCard days lines=store_lines chart_choice=toggles.chart table=toggles.table host />
+        <ChartCard days lines=store_lines chart_choice=toggles.chart table=toggles.table host loopback_as_people />
         <Show when=move || super::toggle(toggles.sources)>
             <div class="card-pair">
                 <SourcesCard rows=sources.clone() />
@@ -111,7 +112,34 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
 /// machine's visits are not people, how to see them as people, where bots
 /// went, and how to see a filled tab at once.
 #[component]
-fn NoPeopleYet(during: String, self_reads: u64, host: Host) -> impl IntoView {
+fn NoPeopleYet(
+    during: String,
+    self_reads: u64,
+    host: Host,
+    loopback_as_people: bool,
+) -> impl IntoView {
+    let this_machine = if loopback_as_people {
+        view! {
+            <p data-own-machine="people">
+                "Visits from this machine (127.0.0.1 or ::1) are counted as people here, as "
+                <code>{Setting::OwnReadsAsPeople.as_set(host)}</code> " asks: a page opened in a browser "
+                "on it counts once the browser has fetched the page's files."
+            </p>
+        }
+        .into_any()
+    } else {
+        view! {
+            <p data-own-machine="own-reads">
+                "Visits from this machine (127.0.0.1 or ::1) are counted as the site's own reads, not as people: "
+                "that is how a site's health checks and the owner's previews stay out of its count."
+            </p>
+            <p>
+                "To be counted as a person, open the site from another machine, or for a trial on this one "
+                {Setting::verb(host)} " " <code>{Setting::OwnReadsAsPeople.as_set(host)}</code> "."
+            </p>
+        }
+        .into_any()
+    };
     view! {
         <div class="empty-state" role="note" data-empty-state="">
             <p>
@@ -121,14 +149,7 @@ fn NoPeopleYet(during: String, self_reads: u64, host: Host) -> impl IntoView {
                     if self_reads == 1 { "" } else { "s" }
                 ))}
             </p>
-            <p>
-                "Visits from this machine (127.0.0.1 or ::1) are counted as the site's own reads, not as people: "
-                "that is how a site's health checks and the owner's previews stay out of its count."
-            </p>
-            <p>
-                "To be counted as a person, open the site from another machine, or for a trial on this one "
-                {Setting::verb(host)} " " <code>{Setting::OwnReadsAsPeople.as_set(host)}</code> "."
-            </p>
+            {this_machine}
             <p>
                 "Bots and scanners are never people: they are under scanners and crawlers "
                 "(an agent that says it is a bot, or probes such as /wp-login.php). "
@@ -380,6 +401,10 @@ fn StoresCard(
                         <dd>
                             {store.availability}
                             {store.read_error.map(|error| view! { <span class="admin-error">" Not read: " {error}</span> })}
+                            {store.read_at.map(|at| {
+                                let said = format!(" Its figures are as it was last read, at {at}.");
+                                view! { <span class="read-at" data-read-at=at>{said}</span> }
+                            })}
                         </dd>
                         <dt>"Kept"</dt>
                         <dd>{capitalised(&store.retention)} "."</dd>

@@ -21,6 +21,7 @@ pub(crate) fn ChartCard(
     chart_choice: Signal<ChartChoice>,
     table: Signal<bool>,
     host: Host,
+    loopback_as_people: bool,
 ) -> impl IntoView {
     let dates: Vec<NaiveDate> = days.iter().map(|d| d.day).collect();
     let width = RwSignal::new(chart::DEFAULT_WIDTH);
@@ -83,9 +84,21 @@ pub(crate) fn ChartCard(
             <figcaption class="chart-note">
                 "A visitor-day is one address (kept only as a daily token) on one day; "
                 "the three kinds add up to the total, because each visitor-day is given exactly one kind. "
-                "Visits from this machine count as the site's own reads ("
-                {Setting::verb(host)} " " <code>{Setting::OwnReadsAsPeople.as_set(host)}</code>
-                " to count them as people); bots and scanners are under scanners and crawlers."
+                {if loopback_as_people {
+                    view! {
+                        "Visits from this machine count as people here ("
+                        <code>{Setting::OwnReadsAsPeople.as_set(host)}</code>
+                        "); bots and scanners are under scanners and crawlers."
+                    }
+                    .into_any()
+                } else {
+                    view! {
+                        "Visits from this machine count as the site's own reads ("
+                        {Setting::verb(host)} " " <code>{Setting::OwnReadsAsPeople.as_set(host)}</code>
+                        " to count them as people); bots and scanners are under scanners and crawlers."
+                    }
+                    .into_any()
+                }}
             </figcaption>
             <div class=table_class>
                 {move || match super::toggle(chart_choice) {

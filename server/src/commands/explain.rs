@@ -7,9 +7,11 @@
 //! defaults to now, `method` to GET; a header may be a string or a list of
 //! strings; `protocol` is the request line's, e.g. `"HTTP/1.0"`; `status`
 //! the answer's, when known: a `*.php` request answered 404 is a probe,
-//! answered 200 a reader's; without it, not a probe). Output
+//! answered 200 a reader's; without it, not a probe; `scheme` the one the
+//! client used, `https` when known). Output
 //! line: `{"line", "counted", "as", "reason", "kind", "page_load", "hit",
-//! "evidence", "evidence_note"}` (`kind` and `hit` are null when not
+//! "evidence", "evidence_note"}`, and `contradiction` when the request's
+//! headers contradict its agent (`kind` and `hit` are null when not
 //! counted), or `{"line", "error"}` for a line that cannot be read — which
 //! never echoes the line's content, and never stops the run. Lines are
 //! read in order, as the writer would see them, so a form posted within
@@ -47,6 +49,9 @@ struct Input {
     /// The answer's status, when known (`*.php` and `/wp-login.php` are
     /// probes only when the site answered 4xx).
     status: Option<u16>,
+    /// The scheme the client used (`https`), when known: browsers send
+    /// client hints and fetch metadata to HTTPS and loopback only.
+    scheme: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, HeaderValue>,
 }
@@ -84,6 +89,9 @@ struct Explained<'a> {
     /// What that does to its visitor-day.
     #[serde(skip_serializing_if = "Option::is_none")]
     evidence_note: Option<&'static str>,
+    /// How the request contradicts its agent, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    contradiction: Option<String>,
     /// The visitor-day (its token) a file of the page marks, when a key was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     marks: Option<String>,
@@ -178,14 +186,16 @@ pub enum InputFormat {
 impl std::str::FromStr for InputFormat {
     type Err = String;
 
-    /// `json`, `combined` or `common`.
+    /// `json`, `combined` (with the `whocomes` format's signs when a line
+    /// carries them), `common` or `caddy`.
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         match text {
             "json" => Ok(Self::Json),
             "combined" => Ok(Self::Log(LogFormat::Combined)),
             "common" => Ok(Self::Log(LogFormat::Common)),
+            "caddy" => Ok(Self::Log(LogFormat::Caddy)),
             _ => Err(format!(
-                "'{text}' is not an input format: use json, combined or common"
+                "'{text}' is not an input format: use json, combined, common or caddy"
             )),
         }
     }
@@ -231,6 +241,12 @@ fn explain_json(line: &[u8], number: usize, context: Context<'_>) -> Result<Stri
         forwarded: all("forwarded"),
         protocol: input.protocol.as_deref(),
         sec_purpose: one("sec-purpose").or_else(|| one("purpose")),
+        sec_fetch_site: one("sec-fetch-site"),
+        sec_ch_ua: one("sec-ch-ua"),
+        sec_ch_ua_mobile: one("sec-ch-ua-mobile"),
+        sec_ch_ua_platform: one("sec-ch-ua-platform"),
+        x_forwarded_proto: one("x-forwarded-proto"),
+        scheme: input.scheme.as_deref(),
     };
     let at = input.at.unwrap_or(context.now);
     context.decide(number, &request, peer, at)
@@ -287,6 +303,7 @@ impl Context<'_> {
             bot_class_why,
             evidence,
             evidence_note,
+            contradiction: decision.contradiction.map(|found| found.to_string()),
             marks: mark
                 .filter(|_| no_token.is_none())
                 .map(|mark| mark.visitor.to_string()),

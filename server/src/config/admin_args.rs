@@ -68,7 +68,10 @@ impl AdminArgs {
             }
             (Some(path), None) => {
                 let text = std::fs::read_to_string(path).with_context(|| {
-                    format!("cannot read the admin password file {}", path.display())
+                    format!(
+                        "--admin-password-file (WHOCOMES_ADMIN_PASSWORD_FILE): cannot read {}",
+                        path.display()
+                    )
                 })?;
                 Ok(Some(text))
             }

@@ -140,6 +140,16 @@ pub struct ServeArgs {
     #[arg(long, env = "WHOCOMES_NO_COUNTING")]
     pub no_counting: bool,
 
+    /// Where monitors read `/ready` (200 while every store keeps activity,
+    /// 503 with why) and `/metrics` (OpenMetrics text): an address of its
+    /// own, on loopback unless you say otherwise — never the site's public
+    /// one. `none`: only behind the Admin tab's sign-in
+    /// (`/admin/api/ready`, `/admin/api/metrics`), as they always are too.
+    /// Port 0 picks a free port (the log says which); a port already taken
+    /// is said in the log and the site serves on.
+    #[arg(long, env = "WHOCOMES_METRICS_ADDR", default_value = "127.0.0.1:9464")]
+    pub metrics_addr: String,
+
     /// How long a browser may keep the page's files (`/pkg/…`, the favicon)
     /// without asking again, in seconds. 0 (default): `no-cache`, asked
     /// again (304) on every visit, so a deploy reaches every reader at once.

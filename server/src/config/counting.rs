@@ -89,6 +89,16 @@ pub struct CountingArgs {
     )]
     pub browser_evidence: BrowserEvidence,
 
+    /// The origin the public reaches the site at (`https://example.com`).
+    /// Browsers send their client hints and fetch metadata to HTTPS only,
+    /// so a browser's agent whose request lacks them is an impostor's only
+    /// where the origin is known to be HTTPS. Without this flag a trusted
+    /// proxy's `X-Forwarded-Proto` (or `Forwarded: proto=`) says per
+    /// request; without either, nothing is inferred. Give `https://…` only
+    /// if plain HTTP is never served (the proxy redirects it).
+    #[arg(long, env = "WHOCOMES_PUBLIC_ORIGIN")]
+    pub public_origin: Option<String>,
+
     /// A path prefix of the site's API routes or server functions, besides
     /// `/api/` (`/wp-json/`, `/_server/`); repeatable. Requests under it
     /// are counted as API requests, not pages: a page's script posting to
@@ -177,6 +187,7 @@ impl CountingArgs {
                 .map(|h| h.trim().to_ascii_lowercase())
                 .collect(),
             browser_evidence: self.browser_evidence,
+            public_origin: self.public_origin.clone(),
             ..RulesConfig::default()
         };
         let none = self
@@ -203,10 +214,18 @@ impl CountingArgs {
         match &self.crawler_ranges {
             None => Ok(rules),
             Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .with_context(|| format!("cannot read --crawler-ranges {}", path.display()))?;
-                let crawlers = activity::crawlers::Crawlers::parse(&text)
-                    .with_context(|| format!("--crawler-ranges {}", path.display()))?;
+                let text = std::fs::read_to_string(path).with_context(|| {
+                    format!(
+                        "--crawler-ranges (WHOCOMES_CRAWLER_RANGES): cannot read {}",
+                        path.display()
+                    )
+                })?;
+                let crawlers = activity::crawlers::Crawlers::parse(&text).with_context(|| {
+                    format!(
+                        "--crawler-ranges (WHOCOMES_CRAWLER_RANGES) {}",
+                        path.display()
+                    )
+                })?;
                 Ok(rules.with_crawlers(crawlers))
             }
         }
@@ -241,10 +260,25 @@ impl CountingArgs {
     /// The seed given with `--key` or `--key-file`, if any.
     fn seed(&self) -> anyhow::Result<Option<Vec<u8>>> {
         Ok(match (&self.key, &self.key_file) {
-            (Some(text), _) => Some(text.as_bytes().to_vec()),
+            (Some(_), Some(_)) => anyhow::bail!(
+                "give the key once: --key (WHOCOMES_KEY) or --key-file (WHOCOMES_KEY_FILE)"
+            ),
+            (Some(text), None) => {
+                anyhow::ensure!(
+                    !text.is_empty(),
+                    "--key (WHOCOMES_KEY) is empty: give the site's secret key, or leave it out to have one made in the data folder"
+                );
+                Some(text.as_bytes().to_vec())
+            }
             (None, Some(file)) => Some(read_key_bytes(file)?),
             (None, None) => None,
         })
+    }
+
+    /// Whether the key given (`--key`, `--key-file`) can be used: not
+    /// empty, its file readable. Nothing is made.
+    pub fn check_key(&self) -> anyhow::Result<()> {
+        self.seed().map(drop)
     }
 
     /// The keys an import (or the demo) counts with: every day, whichever,
@@ -305,14 +339,18 @@ impl CountingArgs {
 }
 
 fn read_key_bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
-    let mut bytes = std::fs::read(path)
-        .with_context(|| format!("cannot read the key file {}", path.display()))?;
+    let mut bytes = std::fs::read(path).with_context(|| {
+        format!(
+            "--key-file (WHOCOMES_KEY_FILE): cannot read {}",
+            path.display()
+        )
+    })?;
     if bytes.last() == Some(&b'\n') {
         bytes.pop();
     }
     anyhow::ensure!(
         !bytes.is_empty(),
-        "the key file {} is empty",
+        "--key-file (WHOCOMES_KEY_FILE): {} is empty",
         path.display()
     );
     Ok(bytes)

@@ -89,6 +89,15 @@ impl Serving {
 
     /// The server stopped cleanly, having written what it held.
     pub fn stopped(self) {
+        drop(self);
+    }
+}
+
+/// The mark goes whenever the server does not go on: a clean stop, or a
+/// start that failed after the mark was left (it served nothing, so it
+/// lost nothing). Only a process that is killed or crashes leaves it.
+impl Drop for Serving {
+    fn drop(&mut self) {
         if let Err(error) = std::fs::remove_file(&self.path) {
             tracing::warn!(%error, "cannot remove this server's mark from the data folder");
         }

@@ -6,5 +6,6 @@ pub mod admin_args;
 pub mod cli;
 pub mod counting;
 pub mod data_folder;
+pub mod preflight;
 pub mod storage;
 pub mod telemetry;

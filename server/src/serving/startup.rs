@@ -7,8 +7,9 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
-use activity::TokenKeys;
+use activity::Counter;
 use activity::recording::{RecorderStats, WriterHandle};
 use activity::store::{ActivityStore, NullStore};
 use admin::server::{Admin, AdminConfig, ConnectionStats};
@@ -28,7 +29,7 @@ pub const OUTPUT_NAME: &str = "whocomes";
 
 /// How long a stop waits for requests in flight before it goes on without
 /// them (their hits, if any, are dropped and counted).
-pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 /// A bound, ready-to-serve whocomes site, counting into its store.
 pub struct Application {
@@ -37,67 +38,68 @@ pub struct Application {
     local_addr: SocketAddr,
     store: Arc<dyn ActivityStore>,
     read_stores: Vec<Arc<dyn ActivityStore>>,
-    writer: WriterHandle,
+    /// The writer, if this server counts (not with `--no-counting`, nor
+    /// without day keys).
+    writer: Option<WriterHandle>,
     limits: ConnectionArgs,
     connections: Arc<ConnectionStats>,
     /// This server's mark in the data folder, removed at a clean stop.
     serving: Option<crate::config::data_folder::Serving>,
+    /// The monitors' address and the task that answers there.
+    monitors: Option<(SocketAddr, tokio::task::JoinHandle<()>)>,
 }
 
-/// The Admin tab's state: every store, the writer's counters, the password.
-fn admin_tab(
-    config: &ServeArgs,
-    store: &Arc<dyn ActivityStore>,
-    read_stores: &[Arc<dyn ActivityStore>],
-    writer: &WriterHandle,
-    connections: &Arc<ConnectionStats>,
-) -> anyhow::Result<Admin> {
-    let password = config.admin.password()?;
-    if config.admin.private && password.is_none() {
-        anyhow::bail!(
-            "--private needs an admin password (--admin-password-file or WHOCOMES_ADMIN_PASSWORD), or nobody could read the tab"
+/// The most connections open at once on the monitors' address: a monitor
+/// that leaks them is answered 503 beyond it, and holds nothing more.
+const MONITOR_CONNECTIONS: u32 = 16;
+
+/// Serves `/ready` and `/metrics` on `addr`, with the site's timeouts and
+/// a cap of its own; `None` (said in the log) if it cannot listen there:
+/// the site serves on, and both stay behind the tab's sign-in.
+async fn monitors(
+    addr: SocketAddr,
+    admin: &Admin,
+    limits: &ConnectionArgs,
+) -> Option<(SocketAddr, tokio::task::JoinHandle<()>)> {
+    let listener = match TcpListener::bind(addr).await {
+        Ok(listener) => listener,
+        Err(error) => {
+            tracing::warn!(%error, "cannot listen on {addr} for monitors (--metrics-addr): /ready and /metrics are only behind the Admin tab's sign-in");
+            return None;
+        }
+    };
+    let local = listener.local_addr().ok()?;
+    if !local.ip().is_loopback() {
+        tracing::warn!(
+            "monitors read /ready and /metrics on {local}, which is not loopback: keep it off the public network"
         );
     }
-    if password.is_none() {
-        tracing::info!("no admin password: the visitor table stays closed");
-    }
-    let admin = Admin::new(AdminConfig {
-        stores: std::iter::once(store.clone())
-            .chain(read_stores.iter().cloned())
-            .collect(),
-        recorder: Some(writer.stats()),
-        connections: Some(connections.clone()),
-        password,
-        private: config.admin.private,
-        proxies: config.counting.proxies(),
-        funnel: if config.admin.funnel_steps.is_empty() && config.demo {
-            crate::commands::demo::funnel()
-        } else {
-            config.admin.funnel_steps.clone()
-        },
-        demo: config
-            .demo
-            .then(crate::commands::demo::store_name)
-            .transpose()
-            .context("the demo store's name")?,
-        // The app's route for the tab (app::pages), where the counter's
-        // `admin_path` is too.
-        path: Some(admin::server::DEFAULT_PATH.to_owned()),
-        host: admin::server::Host::Binary,
-        // The app hydrates the tab among its own pages (frontend/).
-        bundle: None,
-    })
-    .context("the Admin tab cannot be set up")?;
-    Ok(admin)
+    tracing::info!("monitors read /ready and /metrics on http://{local}");
+    let router = admin::server::operations::monitor_router(admin.clone());
+    let limits = ConnectionArgs {
+        max_connections: MONITOR_CONNECTIONS,
+        ..limits.clone()
+    };
+    // Its connections are not the site's: counted apart, never shown.
+    let stats = Arc::new(ConnectionStats::default());
+    // Ended by aborting the task at the stop: nothing to finish there.
+    let task = tokio::spawn(async move {
+        connections::serve(
+            listener,
+            router,
+            &limits,
+            stats,
+            std::future::pending(),
+            Duration::ZERO,
+        )
+        .await;
+    });
+    Some((local, task))
 }
 
 /// Loads the demo history (`serve --demo`) and adds its store to those read.
-async fn demo(config: &mut ServeArgs, served: &activity::StoreName) -> anyhow::Result<()> {
+async fn demo(config: &mut ServeArgs) -> anyhow::Result<()> {
     let name = crate::commands::demo::store_name()?;
-    anyhow::ensure!(
-        *served != name,
-        "--demo keeps made-up visits in the store named {name}: the site's own store needs another name"
-    );
     let loaded = crate::commands::demo::load(
         &crate::commands::demo::DemoArgs {
             seed: config.demo_seed,
@@ -131,9 +133,11 @@ impl Application {
     /// Binds the listener and builds the router. Nothing is served until
     /// [`run_until_stopped`](Self::run_until_stopped) or [`run_until`](Self::run_until).
     pub async fn build(mut config: ServeArgs) -> anyhow::Result<Self> {
+        // Settings wrong as written stop the start before anything is written.
+        let checked = crate::config::preflight::check(&config)?;
         let listener = TcpListener::bind(config.addr)
             .await
-            .with_context(|| format!("cannot listen on {}", config.addr))?;
+            .with_context(|| format!("cannot listen on {} (--addr, WHOCOMES_ADDR)", config.addr))?;
         let local_addr = listener
             .local_addr()
             .context("cannot read the address the listener is bound to")?;
@@ -150,7 +154,7 @@ impl Application {
             .build();
 
         crate::serving::precompress::in_background(site_folder.join("pkg"));
-        let store_name = config.store.store_name()?;
+        let store_name = checked.store_name;
         // One server at a time makes the keys and brings the store up to date.
         let data_dir = config.store.data_dir.clone();
         let start_lock = crate::config::data_folder::lock(&data_dir).await;
@@ -165,50 +169,80 @@ impl Application {
             }
         };
         if config.demo {
-            demo(&mut config, &store_name).await?;
+            demo(&mut config).await?;
         }
-        // Without its day keys the site serves on, counting nothing, and says why.
-        let (keys, not_counting) = match config.counting.site_keys(Some(&data_dir)) {
+        // Without its day keys the site serves on, counting nothing (no
+        // hit is queued, so none is held or lost), and says why once.
+        let mut day_keys = None;
+        let site_keys = match config.counting.site_keys(Some(&data_dir)) {
             Ok(site) => {
                 let site = site.context("a site key is always given or made in the data folder")?;
+                day_keys = site.kept.as_ref().map(|kept| kept.keys.clone());
                 if let Some(kept) = site.kept {
                     // Turns for as long as the process runs.
                     drop(kept.keep_turning());
                 }
-                (site.keys, None)
+                Ok(site.keys)
             }
             Err(error) => {
                 let reason = format!("not counting: {error:#}");
                 tracing::error!("{reason}; the site is served all the same");
-                let stand_in = TokenKeys::Static(whocomes::keys::random_key()?);
-                (stand_in, Some(reason))
+                Err(reason)
             }
         };
-        let counter = config.counting.counter(keys, store_name.clone())?;
-        let store: Arc<dyn ActivityStore> = match not_counting {
-            Some(reason) => Arc::new(NullStore::new(store_name, reason)),
-            None => config.store.open(store_name).await,
+        let store: Arc<dyn ActivityStore> = match &site_keys {
+            Err(reason) => Arc::new(NullStore::new(store_name.clone(), reason.clone())),
+            Ok(_) => config.store.open(store_name.clone()).await,
         };
         drop(start_lock);
         let read_stores = config.store.open_read_stores().await;
         let availability = store.availability().await;
         tracing::info!(store = %store.name(), available = availability.available, "{}; {}", availability.reason, availability.retention);
-        let (layer, writer) =
-            activity::recording::start(counter, store.clone(), config.recorder.config());
+        let counting = match site_keys {
+            Ok(keys) if !config.no_counting => {
+                let counter =
+                    Counter::with_keys(checked.rules, keys, config.counting.proxies(), store_name);
+                Some(activity::recording::start(
+                    counter,
+                    store.clone(),
+                    config.recorder.config(),
+                ))
+            }
+            Ok(_) => {
+                tracing::warn!("--no-counting: nothing is counted");
+                None
+            }
+            Err(_) => None,
+        };
+        let (layer, writer) = counting.unzip();
         let connections = Arc::new(ConnectionStats::default());
-        let admin = admin_tab(&config, &store, &read_stores, &writer, &connections)?;
+        if checked.tab.password.is_none() {
+            tracing::info!("no admin password: the visitor table stays closed");
+        }
+        let admin = Admin::new(AdminConfig {
+            stores: std::iter::once(store.clone())
+                .chain(read_stores.iter().cloned())
+                .collect(),
+            recorder: writer.as_ref().map(WriterHandle::stats),
+            connections: Some(connections.clone()),
+            day_keys,
+            ..checked.tab
+        })
+        .context("the Admin tab cannot be set up")?;
         tokio::spawn({
             let admin = admin.clone();
             async move { admin.warm_up().await }
         });
+        let monitors = match checked.metrics_addr {
+            Some(addr) => monitors(addr, &admin, &config.connections).await,
+            None => None,
+        };
         let router = routes::router(options)
             .layer(admin.layer())
             .layer(axum::middleware::from_fn(crate::serving::body_limit::limit));
-        let router = if config.no_counting {
-            tracing::warn!("--no-counting: nothing is counted");
-            router
-        } else {
-            router.layer(layer)
+        let router = match layer {
+            Some(layer) => router.layer(layer),
+            None => router,
         };
         let router = router.layer(tower_http::timeout::TimeoutLayer::with_status_code(
             http::StatusCode::REQUEST_TIMEOUT,
@@ -229,7 +263,14 @@ impl Application {
             limits: config.connections.clone(),
             connections,
             serving,
+            monitors,
         })
+    }
+
+    /// Where monitors read `/ready` and `/metrics`, if they have an address
+    /// of their own.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.monitors.as_ref().map(|(addr, _)| *addr)
     }
 
     /// Every store the Admin tab reads: the one written to, then the
@@ -250,9 +291,12 @@ impl Application {
         self.connections.clone()
     }
 
-    /// What the recorder has queued, dropped and written so far.
+    /// What the recorder has queued, dropped and written so far (all
+    /// zero for a server that counts nothing).
     pub fn recorder_stats(&self) -> Arc<RecorderStats> {
-        self.writer.stats()
+        self.writer
+            .as_ref()
+            .map_or_else(Arc::default, WriterHandle::stats)
     }
 
     /// The address the site is served on (with the real port when 0 was asked for).
@@ -289,7 +333,17 @@ impl Application {
         let stores: Vec<_> = std::iter::once(self.store)
             .chain(self.read_stores)
             .collect();
-        whocomes::write_and_close(self.writer, &stores).await;
+        match self.writer {
+            Some(writer) => drop(whocomes::write_and_close(writer, &stores).await),
+            None => {
+                for store in &stores {
+                    store.close().await;
+                }
+            }
+        }
+        if let Some((_, task)) = self.monitors {
+            task.abort();
+        }
         if let Some(serving) = self.serving {
             serving.stopped();
         }

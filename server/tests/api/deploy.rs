@@ -65,7 +65,7 @@ pub(crate) fn replaced(text: &str, from: &str, to: &str) -> String {
     text.replace(from, to)
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .expect("a free port")
@@ -116,31 +116,14 @@ impl Nginx {
         let folder = tempfile::tempdir().expect("a temporary folder");
         let dir = folder.path().to_owned();
         let dir = dir.as_path();
-        let made = Command::new(openssl)
-            .args([
-                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-            ])
-            .args(["-subj", "/CN=example.org", "-keyout"])
-            .arg(dir.join("key.pem"))
-            .arg("-out")
-            .arg(dir.join("cert.pem"))
-            .stderr(Stdio::null())
-            .status()
-            .expect("openssl runs");
-        assert!(made.success(), "a self-signed certificate");
+        let (cert, key) = self_signed(openssl, dir);
         let (https, http) = (free_port(), free_port());
         let mut site = tested_block("nginx");
         for (from, to) in [
             ("listen 443 ssl;", format!("listen 127.0.0.1:{https} ssl;")),
             ("listen 80;", format!("listen 127.0.0.1:{http};")),
-            (
-                "/etc/letsencrypt/live/example.org/fullchain.pem",
-                dir.join("cert.pem").display().to_string(),
-            ),
-            (
-                "/etc/letsencrypt/live/example.org/privkey.pem",
-                dir.join("key.pem").display().to_string(),
-            ),
+            ("/etc/letsencrypt/live/example.org/fullchain.pem", cert),
+            ("/etc/letsencrypt/live/example.org/privkey.pem", key),
             (
                 "proxy_pass http://127.0.0.1:3000;",
                 format!("proxy_pass {upstream};"),
@@ -148,42 +131,68 @@ impl Nginx {
         ] {
             site = replaced(&site, from, &to);
         }
-        let d = dir.display();
-        let config = format!(
-            "daemon off;\nmaster_process off;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
-             events {{}}\nhttp {{\n access_log off;\n client_body_temp_path {d}/body;\n \
-             proxy_temp_path {d}/proxy;\n fastcgi_temp_path {d}/fastcgi;\n \
-             uwsgi_temp_path {d}/uwsgi;\n scgi_temp_path {d}/scgi;\n{site}\n}}\n"
-        );
-        std::fs::write(dir.join("nginx.conf"), config).expect("writes the configuration");
-        let child = Command::new(nginx)
-            .arg("-p")
-            .arg(dir)
-            .arg("-e")
-            .arg(dir.join("error.log"))
-            .arg("-c")
-            .arg(dir.join("nginx.conf"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("nginx starts");
-        let nginx = Self {
+        let child = run_nginx(nginx, dir, &format!(" access_log off;\n{site}"), https);
+        Self {
             child,
             https,
             http,
             _folder: folder,
-        };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", https)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "nginx listens within 10 s: {}",
-                std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(50));
         }
-        nginx
     }
+}
+
+/// A self-signed certificate for example.org in `dir`: its and its key's paths.
+pub(crate) fn self_signed(openssl: &Path, dir: &Path) -> (String, String) {
+    let made = Command::new(openssl)
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        ])
+        .args(["-subj", "/CN=example.org", "-keyout"])
+        .arg(dir.join("key.pem"))
+        .arg("-out")
+        .arg(dir.join("cert.pem"))
+        .stderr(Stdio::null())
+        .status()
+        .expect("openssl runs");
+    assert!(made.success(), "a self-signed certificate");
+    (
+        dir.join("cert.pem").display().to_string(),
+        dir.join("key.pem").display().to_string(),
+    )
+}
+
+/// nginx in the foreground with its files in `dir` and `http` as its `http`
+/// block's body, once it listens on `port`.
+pub(crate) fn run_nginx(nginx: &Path, dir: &Path, http: &str, port: u16) -> Child {
+    let d = dir.display();
+    let config = format!(
+        "daemon off;\nmaster_process off;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
+         events {{}}\nhttp {{\n client_body_temp_path {d}/body;\n \
+         proxy_temp_path {d}/proxy;\n fastcgi_temp_path {d}/fastcgi;\n \
+         uwsgi_temp_path {d}/uwsgi;\n scgi_temp_path {d}/scgi;\n{http}\n}}\n"
+    );
+    std::fs::write(dir.join("nginx.conf"), config).expect("writes the configuration");
+    let child = Command::new(nginx)
+        .arg("-p")
+        .arg(dir)
+        .arg("-e")
+        .arg(dir.join("error.log"))
+        .arg("-c")
+        .arg(dir.join("nginx.conf"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nginx starts");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "nginx listens within 10 s: {}",
+            std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child
 }
 
 impl Drop for Nginx {

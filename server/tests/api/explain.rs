@@ -232,3 +232,88 @@ fn explains_the_country_an_address_is_counted_under() {
         "the address is not printed: {printed}"
     );
 }
+
+/// Chrome 131's agent on Linux.
+const CHROME_131: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
+#[test]
+fn explains_how_a_request_contradicts_its_agent() {
+    let hints = r#""sec-ch-ua":"\"Chromium\";v=\"131\", \"Not_A Brand\";v=\"24\"","sec-ch-ua-mobile":"?0","sec-ch-ua-platform":"\"Linux\"""#;
+    let input = [
+        // wget wearing Chrome's agent over HTTPS: no hints, no fetch metadata.
+        format!(
+            r#"{{"peer":"203.0.113.7","target":"/","scheme":"https","headers":{{"user-agent":"{CHROME_131}","accept":"*/*"}}}}"#
+        ),
+        // The same over plain HTTP: nothing is inferred from what is missing.
+        format!(
+            r#"{{"peer":"203.0.113.8","target":"/","scheme":"http","headers":{{"user-agent":"{CHROME_131}","accept":"*/*"}}}}"#
+        ),
+        // Chromium 156's own hints under Chrome 131's agent, on any origin.
+        format!(
+            r#"{{"peer":"203.0.113.9","target":"/","headers":{{"user-agent":"{CHROME_131}","sec-ch-ua":"\"Chromium\";v=\"156\"","sec-fetch-dest":"document","accept":"text/html"}}}}"#
+        ),
+        // Chrome as it is: hints that agree, fetch metadata, HTML asked for.
+        format!(
+            r#"{{"peer":"203.0.113.10","target":"/","scheme":"https","headers":{{"user-agent":"{CHROME_131}",{hints},"sec-fetch-site":"none","sec-fetch-mode":"navigate","sec-fetch-dest":"document","accept":"text/html"}}}}"#
+        ),
+    ]
+    .join("\n");
+    let (lines, stderr, success) = explain(&[], &input);
+    assert!(success, "{stderr}");
+    let said = |line: &serde_json::Value| line["contradiction"].as_str().map(str::to_owned);
+    assert_eq!(
+        said(&lines[0]).as_deref(),
+        Some("a Chromium recent enough to send client hints sent none to a trustworthy origin")
+    );
+    assert!(
+        lines[0]["evidence"]
+            .to_string()
+            .contains("its request contradicts its agent"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(said(&lines[1]), None, "{}", lines[1]);
+    assert_eq!(
+        said(&lines[2]).as_deref(),
+        Some("its client hints name another version than its agent")
+    );
+    assert_eq!(said(&lines[3]), None, "{}", lines[3]);
+}
+
+#[test]
+fn reads_caddys_json_log_with_its_signs() {
+    let entry = |ip: &str, headers: &str| {
+        format!(
+            r#"{{"level":"info","ts":1733400000.5,"msg":"handled request","request":{{"client_ip":"{ip}","proto":"HTTP/2.0","method":"GET","host":"example.org","uri":"/about","headers":{{{headers}}},"tls":{{"version":772}}}},"status":200,"size":1024}}"#
+        )
+    };
+    let input = [
+        entry(
+            "203.0.113.7",
+            &format!(r#""User-Agent":["{CHROME_131}"],"Accept":["*/*"]"#),
+        ),
+        entry(
+            "203.0.113.8",
+            &format!(
+                r#""User-Agent":["{CHROME_131}"],"Accept":["text/html"],"Sec-Ch-Ua":["\"Chromium\";v=\"131\""],"Sec-Fetch-Dest":["document"],"Sec-Fetch-Mode":["navigate"]"#
+            ),
+        ),
+        "not an entry".to_owned(),
+    ]
+    .join("\n");
+    let (lines, stderr, success) = explain(&["--format", "caddy"], &input);
+    assert!(!success, "the malformed line is said");
+    assert!(stderr.contains("1 of 3 lines"), "{stderr}");
+    assert_eq!(lines[0]["counted"], true);
+    assert_eq!(
+        lines[0]["contradiction"],
+        "a Chromium recent enough to send client hints sent none to a trustworthy origin",
+        "TLS in the entry: an HTTPS origin"
+    );
+    assert!(lines[1]["contradiction"].is_null(), "{}", lines[1]);
+    assert!(
+        !lines[2].to_string().contains("not an entry"),
+        "the error never quotes the line: {}",
+        lines[2]
+    );
+}

@@ -13,13 +13,13 @@ use crate::helpers::{TestApp, spawn_app_with};
 const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
 /// A PostgreSQL of the test's own, stopped (and its folder removed) on drop.
-struct Postgres {
-    dir: String,
-    url: String,
+pub(crate) struct Postgres {
+    pub(crate) dir: String,
+    pub(crate) url: String,
 }
 
 impl Postgres {
-    fn start(port: Option<u16>) -> Self {
+    pub(crate) fn start(port: Option<u16>) -> Self {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/postgres");
         let mut command = Command::new(script);
         command.arg("start");
@@ -52,7 +52,7 @@ impl Drop for Postgres {
     }
 }
 
-fn can_run() -> bool {
+pub(crate) fn can_run() -> bool {
     let set = std::env::var("TEST_DATABASE_URL").is_ok();
     assert!(
         set || !activity_postgres::testing::under_ci(),
@@ -86,7 +86,7 @@ async fn get(app: &TestApp, path: &str, client: &str) -> u16 {
         .as_u16()
 }
 
-async fn wait_until(deadline: Duration, mut ready: impl AsyncFnMut() -> bool) -> bool {
+pub(crate) async fn wait_until(deadline: Duration, mut ready: impl AsyncFnMut() -> bool) -> bool {
     let until = Instant::now() + deadline;
     while Instant::now() < until {
         if ready().await {
@@ -343,7 +343,7 @@ async fn served_and_written(
     stats
 }
 
-fn postgres_script(command: &str, dir: &str) {
+pub(crate) fn postgres_script(command: &str, dir: &str) {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/postgres");
     let status = Command::new(script)
         .args([command, dir])

@@ -39,9 +39,14 @@ async fn before_any_person_the_tab_says_why_and_what_to_do() {
 async fn a_visit_counted_as_a_person_ends_the_explanation() {
     let app = spawn_app_with(&["--own-address=none"]).await;
     let browser = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+    // The headers Firefox sends (fetch metadata to this loopback origin).
     let answer = reqwest::Client::new()
         .get(app.url("/about"))
         .header("user-agent", browser)
+        .header("accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+        .header("sec-fetch-dest", "document")
+        .header("sec-fetch-mode", "navigate")
+        .header("sec-fetch-site", "none")
         .send()
         .await
         .expect("answers");
@@ -56,6 +61,9 @@ async fn a_visit_counted_as_a_person_ends_the_explanation() {
     reqwest::Client::new()
         .get(app.url("/favicon.ico"))
         .header("user-agent", browser)
+        .header("sec-fetch-dest", "image")
+        .header("sec-fetch-mode", "no-cors")
+        .header("sec-fetch-site", "same-origin")
         .send()
         .await
         .expect("answers");

@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::bounds::send_all;
 use crate::faults::Mounted;
 use crate::helpers::read_folder;
-use crate::signals::{sigterm_and_wait, start_binary_logged};
+use crate::signals::{monitors_url, sigterm_and_wait, start_binary_logged};
 
 const BEHIND_A_PROXY: &[(&str, &str)] = &[
     ("WHOCOMES_TRUSTED_PROXY", "127.0.0.1/32"),
@@ -20,7 +20,7 @@ const BEHIND_A_PROXY: &[(&str, &str)] = &[
 ];
 
 /// The log so far, without its colours.
-fn text(log: &std::sync::Mutex<String>) -> String {
+pub(crate) fn text(log: &std::sync::Mutex<String>) -> String {
     let log = log
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -50,8 +50,27 @@ async fn a_read_only_data_folder_serves_the_site_and_says_why_it_does_not_count(
         let answer = reqwest::get(format!("{url}{path}")).await.expect("answers");
         assert_eq!(answer.status().as_u16(), 200, "{path} is served");
     }
+    // Counting off holds nothing: no hit is queued, so a stop loses none,
+    // and the tab says why once (on the store's card), not as a queue
+    // that never drains.
+    let overview = crate::operations::overview(&reqwest::Client::new(), &url, "").await;
+    let writer = &overview["writer"];
+    assert_eq!(
+        (writer["queued"].as_u64(), writer["counting"].as_bool()),
+        (Some(0), Some(false)),
+        "nothing queued: {writer}"
+    );
+    assert_eq!(overview["stores"][0]["available"], false);
+    // A monitor is told the same: not ready, and why.
+    let (status, why) = crate::operations::ready(&monitors_url(&log)).await;
+    assert_eq!(status, 503, "{why}");
+    assert!(
+        why.contains("not counting: cannot write the day keys"),
+        "{why}"
+    );
     sigterm_and_wait(&mut child);
     let log = text(&log);
+    assert!(!log.contains("lost"), "a stop loses nothing: {log}");
     assert!(
         log.contains("not counting: cannot write the day keys"),
         "the log says why: {log}"

@@ -20,6 +20,9 @@ pub const TEST_KEY: &str = "whocomes-test-key";
 /// A running site and an HTTP client for it.
 pub struct TestApp {
     pub addr: SocketAddr,
+    /// Where monitors read `/ready` and `/metrics`, if the app serves them
+    /// on an address of their own.
+    pub metrics: Option<SocketAddr>,
     stats: std::sync::Arc<activity::recording::RecorderStats>,
     store: std::sync::Arc<dyn ActivityStore>,
     stores: Vec<std::sync::Arc<dyn ActivityStore>>,
@@ -178,6 +181,10 @@ pub async fn spawn_app_in(data: tempfile::TempDir, extra: &[&str]) -> TestApp {
     if !extra.iter().any(|flag| flag.starts_with("--flush-ms")) {
         argv.push("--flush-ms=50".to_owned());
     }
+    // Each app's monitors on a port of their own (many run at once).
+    if !extra.iter().any(|flag| flag.starts_with("--metrics-addr")) {
+        argv.push("--metrics-addr=127.0.0.1:0".to_owned());
+    }
     argv.extend(extra.iter().map(|&flag| flag.to_owned()));
     let Command::Serve(config) = Cli::try_parse_from(argv)
         .expect("flags parse")
@@ -187,6 +194,7 @@ pub async fn spawn_app_in(data: tempfile::TempDir, extra: &[&str]) -> TestApp {
     };
     let app = Application::build(*config).await.expect("the app builds");
     let addr = app.local_addr();
+    let metrics = app.metrics_addr();
     let stats = app.recorder_stats();
     let store = app.store();
     let stores = app.stores();
@@ -194,12 +202,18 @@ pub async fn spawn_app_in(data: tempfile::TempDir, extra: &[&str]) -> TestApp {
     let served = tokio::spawn(app.run_until(async {
         let _ = stopped.await;
     }));
+    // The server closes a kept-alive connection idle for its header timeout
+    // (10 s); a client that reused one just then would see it closed under
+    // its request (a test run on a loaded machine did). Forget idle
+    // connections well before that.
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
+        .pool_idle_timeout(std::time::Duration::from_secs(5))
         .build()
         .expect("a plain HTTP client");
     TestApp {
         addr,
+        metrics,
         stats,
         store,
         stores,

@@ -9,13 +9,17 @@ use crate::helpers::{TestApp, spawn_app, spawn_app_with};
 
 const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
-/// A request "from" `client`, as the trusted proxy on 127.0.0.1 reports it.
+/// A request "from" `client`, as the trusted proxy on 127.0.0.1 reports it,
+/// with the headers Firefox sends with a link's page load.
 async fn from(app: &TestApp, method: Method, path: &str, client: &str, agent: &str) -> u16 {
     app.client
         .request(method, app.url(path))
         .header("x-forwarded-for", client)
         .header("user-agent", agent)
+        .header("accept", "text/html,application/xhtml+xml,*/*;q=0.8")
         .header("sec-fetch-dest", "document")
+        .header("sec-fetch-mode", "navigate")
+        .header("sec-fetch-site", "cross-site")
         .header("referer", "https://www.linkedin.com/in/someone?trk=x")
         .send()
         .await

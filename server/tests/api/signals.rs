@@ -30,6 +30,18 @@ fn wait_for_serving_line(
         .expect("the binary logs the address it serves on")
 }
 
+/// Where the binary whose log is `log` serves `/ready` and `/metrics`, as
+/// its log says (it says so before it says where it serves).
+pub(crate) fn monitors_url(log: &Mutex<String>) -> String {
+    let log = log
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    log.lines()
+        .find_map(|line| line.split_once("/ready and /metrics on "))
+        .map(|(_, url)| url.trim().to_owned())
+        .unwrap_or_else(|| panic!("the log says where monitors read: {log}"))
+}
+
 /// Sends SIGTERM and waits (at most 30 s) for a clean exit.
 pub(crate) fn sigterm_and_wait(child: &mut std::process::Child) {
     let killed = Command::new("kill")
@@ -84,6 +96,9 @@ pub(crate) fn start_binary_logged(
     command
         .env("WHOCOMES_DATA_DIR", data)
         .env("WHOCOMES_ADDR", "127.0.0.1:0")
+        // A port of its own for monitors: binaries started at once do not
+        // race for the default one.
+        .env("WHOCOMES_METRICS_ADDR", "127.0.0.1:0")
         .env("WHOCOMES_LOG", "info")
         .envs(settings.iter().copied())
         .stdout(Stdio::null())

@@ -35,6 +35,19 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions, PgRow};
 /// `PostgresStore::open("postgres://user:password@host:port/database", name, retention)`.
 pub type PostgresStore = activity_sql::SqlStore<PostgresEngine>;
 
+/// The words for an address that cannot be read (never the address: it
+/// may hold a password).
+const NOT_A_URL: &str =
+    "the PostgreSQL address is not a valid URL (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE)";
+
+/// Whether `url` is a PostgreSQL address, without connecting: what a
+/// start checks before it writes anything.
+pub fn check_address(url: &str) -> Result<(), StoreError> {
+    PgConnectOptions::from_str(url)
+        .map(drop)
+        .map_err(|_| StoreError::Unavailable(NOT_A_URL.to_owned()))
+}
+
 /// PostgreSQL under the shared SQL store.
 #[derive(Debug)]
 pub struct PostgresEngine;
@@ -46,9 +59,7 @@ impl Engine for PostgresEngine {
 
     async fn connect(url: &str) -> Result<(PgPool, String), StoreError> {
         let options = PgConnectOptions::from_str(url)
-            .map_err(|_| {
-                StoreError::Unavailable("the PostgreSQL address is not a valid URL".to_owned())
-            })?
+            .map_err(|_| StoreError::Unavailable(NOT_A_URL.to_owned()))?
             // Statements are prepared once per connection; a generic plan
             // (chosen after five runs) guesses at `LIMIT $3` and day ranges
             // and read the visitor table's page for minutes. Plan each run

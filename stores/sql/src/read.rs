@@ -207,7 +207,7 @@ pub(crate) async fn visitors<E: Engine>(
             bots: count(E::int(row, "bots")?),
             self_reads: count(E::int(row, "self_reads")?),
             evidence: Evidence(
-                u8::try_from(E::int(row, "evidence")?).map_err(|_| invalid("evidence"))?,
+                u16::try_from(E::int(row, "evidence")?).map_err(|_| invalid("evidence"))?,
             ),
             bot_classes: ClassSet(
                 u16::try_from(E::int(row, "bot_classes")?).map_err(|_| invalid("bot classes"))?,

@@ -17,12 +17,16 @@ use activity::store::{
 use activity::summary::{DaySummary, MAX_STEPS};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
-use sqlx::Pool;
+use sqlx::{ConnectOptions as _, Connection as _, Pool};
 
 use crate::engine::Engine;
 use crate::error::failed;
 use crate::summary::DayColumn;
 use crate::{count, int, read, retention, summary};
+
+/// How long [`availability`](ActivityStore::availability) waits for the
+/// engine to answer, and then for a connection of its own.
+const REACH_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Activity kept by an SQL engine `E`.
 pub struct SqlStore<E: Engine> {
@@ -68,6 +72,32 @@ impl<E: Engine> SqlStore<E> {
         })
     }
 
+    /// Why the engine cannot be reached, if it cannot: a connection of
+    /// its own, outside the pool, says at once what the pool would say
+    /// only as "timed out" (`cannot reach PostgreSQL at db:5432/site:
+    /// … Connection refused`). The words hold the location, never the
+    /// password.
+    async fn unreachable(&self) -> Option<String> {
+        let options = self.pool.connect_options();
+        match tokio::time::timeout(REACH_WAIT, options.connect()).await {
+            Ok(Ok(connection)) => {
+                let _ = connection.close().await;
+                None
+            }
+            Ok(Err(error)) => Some(format!(
+                "cannot reach {} at {}: {error}",
+                E::TITLE,
+                self.location
+            )),
+            Err(_) => Some(format!(
+                "cannot reach {} at {}: no answer within {} s",
+                E::TITLE,
+                self.location,
+                REACH_WAIT.as_secs()
+            )),
+        }
+    }
+
     fn metered<T>(&self, started: Instant, result: Result<T, StoreError>) -> Result<T, StoreError> {
         self.meter.record(started, &result);
         result
@@ -81,7 +111,29 @@ impl<E: Engine> ActivityStore for SqlStore<E> {
     }
 
     async fn availability(&self) -> Availability {
-        let reachable = E::fetch_all(&self.pool, sqlx::query("SELECT 1")).await;
+        let asked = tokio::time::timeout(
+            REACH_WAIT,
+            E::fetch_all(&self.pool, sqlx::query("SELECT 1")),
+        )
+        .await;
+        let reachable = match asked {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(error)) => Err(error.to_string()),
+            Err(_) => Err(format!(
+                "no pooled connection answered within {} s",
+                REACH_WAIT.as_secs()
+            )),
+        };
+        if let Err(error) = &reachable
+            && let Some(unreachable) = self.unreachable().await
+        {
+            tracing::debug!(%error, "the pool's own words");
+            return Availability {
+                available: false,
+                reason: unreachable,
+                retention: self.retention.describe(),
+            };
+        }
         availability_of(
             (E::TITLE, &self.location),
             reachable,

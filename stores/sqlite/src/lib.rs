@@ -43,6 +43,14 @@ fn address(url: &str) -> String {
     }
 }
 
+/// Whether `url` is a SQLite address this store can open, without
+/// touching the file: what a start checks before it writes anything.
+pub fn check_address(url: &str) -> Result<(), StoreError> {
+    SqliteConnectOptions::from_str(&address(url))
+        .map(drop)
+        .map_err(|error| StoreError::Unavailable(format!("not a SQLite address: {error}")))
+}
+
 /// The file a SQLite address (or a plain path) names, if it names one.
 pub fn file_of(url: &str) -> Option<std::path::PathBuf> {
     SqliteConnectOptions::from_str(&address(url))

@@ -6,6 +6,7 @@
 //! again ([`watched_file`]). The binary's `--store-url` and the builder's
 //! [`store_url`](crate::Builder::store_url) both come here.
 
+pub mod health;
 pub mod reconnect;
 pub mod watched_file;
 
@@ -57,6 +58,24 @@ impl StoreKind {
             Self::Cosmos => "cosmos",
         }
     }
+}
+
+/// The kind of store `url` names, if it is a store URL whocomes can open
+/// as written: a known scheme, and an address its engine can read. Nothing
+/// is opened or connected to; the words never hold the URL.
+pub fn check_url(url: &str) -> Result<StoreKind, String> {
+    let kind =
+        StoreKind::of(url).ok_or_else(|| format!("the store URL must start with {SCHEMES}"))?;
+    let checked = match kind {
+        StoreKind::Sqlite => activity_sqlite::check_address(url),
+        StoreKind::Postgres => activity_postgres::check_address(url),
+        StoreKind::Cosmos => activity_cosmos::Location::parse(url).map(drop),
+    };
+    checked.map_err(|error| match error {
+        activity::store::StoreError::Unavailable(why) => why,
+        other => other.to_string(),
+    })?;
+    Ok(kind)
 }
 
 /// The SQLite file a store URL names (`None` for another engine, or an
@@ -123,7 +142,7 @@ pub async fn open(url: &str, name: StoreName, retention: Retention) -> Arc<dyn A
     match open_once(url, name.clone(), retention).await {
         Ok(store) => match sqlite_file(url) {
             Some(file) => ReconnectingStore::watching(store, file, opener),
-            None => store,
+            None => ReconnectingStore::answering(store),
         },
         Err(reason) => {
             tracing::error!(%reason, "cannot open the store; keeping nothing until it answers");
@@ -152,6 +171,26 @@ mod tests {
             Some(PathBuf::from("data/a.db"))
         );
         assert_eq!(sqlite_file("postgres://u@h/db"), None);
+    }
+
+    #[test]
+    fn a_url_is_checked_without_opening_anything() {
+        assert_eq!(check_url("sqlite://data/a.db"), Ok(StoreKind::Sqlite));
+        assert_eq!(
+            check_url("postgres://u:pw@h:5432/db"),
+            Ok(StoreKind::Postgres)
+        );
+        for (url, words) in [
+            ("garbage", "must start with"),
+            ("mysql://u:secret@h/db", "must start with"),
+            ("postgres://u:secret@h:notaport/db", "not a valid URL"),
+            ("cosmos+https://?database=d", "account host"),
+        ] {
+            let error = check_url(url).expect_err(url);
+            assert!(error.contains(words), "{url}: {error}");
+            assert!(!error.contains("secret"), "{error}");
+        }
+        assert!(!std::path::Path::new("data/a.db").exists(), "nothing made");
     }
 
     #[tokio::test]

@@ -1,7 +1,10 @@
-//! A store that could not be reached at start: it keeps nothing and says
-//! why, while a background task keeps trying to open the real one, and
-//! takes its place once it answers. The site serves throughout; the writer
-//! holds and retries what it could not write.
+//! A store as a serving site keeps it, whatever the store does. One that
+//! could not be reached at start keeps nothing and says why, while a
+//! background task keeps trying to open the real one, and takes its place
+//! once it answers. The site serves throughout; the writer holds and
+//! retries what it could not write. One that goes down while the site runs
+//! is known to be down after one failed check ([`Health`]): reads fail at
+//! once with the store's own words until it answers again.
 //!
 //! The same stand-in watches a SQLite store's file ([`FileWatch`]): if the
 //! file is removed or replaced under the running server, the store says it
@@ -26,7 +29,12 @@ use activity::summary::DaySummary;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 
+use super::health::{Due, Health, PROBE};
 use super::watched_file::FileWatch;
+
+/// How long [`availability`](ActivityStore::availability) waits for a
+/// store not known to be down before it says so and wakes the check.
+const ANSWER_WAIT: Duration = Duration::from_secs(3);
 
 /// Opens the real store, or says why it cannot.
 pub type Opener = Arc<
@@ -41,6 +49,8 @@ pub struct ReconnectingStore {
     name: StoreName,
     current: RwLock<Arc<dyn ActivityStore>>,
     file: Option<Watched>,
+    /// Whether the store answers (see [`health`](super::health)).
+    health: Arc<Health>,
 }
 
 /// A store's file, watched, with what opens it again.
@@ -59,7 +69,8 @@ impl ReconnectingStore {
             name.clone(),
             format!("keeping nothing: {reason}; trying again"),
         ));
-        let store = Arc::new(Self {
+        let store = Self::checked(Self {
+            health: Arc::new(Health::new(&name)),
             name,
             current: RwLock::new(placeholder),
             file: None,
@@ -92,8 +103,9 @@ impl ReconnectingStore {
     /// `opened`, whose file at `path` is watched: replaced, it is opened
     /// again with `open`.
     pub fn watching(opened: Arc<dyn ActivityStore>, path: PathBuf, open: Opener) -> Arc<Self> {
-        Arc::new(Self {
+        Self::checked(Self {
             name: opened.name().clone(),
+            health: Arc::new(Health::new(opened.name())),
             current: RwLock::new(opened),
             file: Some(Watched {
                 watch: FileWatch::new(path),
@@ -101,6 +113,46 @@ impl ReconnectingStore {
                 replaced_at: std::sync::Mutex::default(),
             }),
         })
+    }
+
+    /// `opened`, whose health is watched: once a read finds it down,
+    /// reads fail at once until a check finds it answering again.
+    pub fn answering(opened: Arc<dyn ActivityStore>) -> Arc<Self> {
+        Self::checked(Self {
+            name: opened.name().clone(),
+            health: Arc::new(Health::new(opened.name())),
+            current: RwLock::new(opened),
+            file: None,
+        })
+    }
+
+    /// `store`, with the task that checks its health when a read wakes it
+    /// (and again and again while it is down); the task ends with the store.
+    fn checked(store: Self) -> Arc<Self> {
+        let store = Arc::new(store);
+        let (weak, health) = (Arc::downgrade(&store), Arc::clone(&store.health));
+        tokio::spawn(async move {
+            loop {
+                let due = health.due().await;
+                let Some(store) = weak.upgrade() else { return };
+                let current = store.current();
+                if due == Due::Look {
+                    let looked = tokio::time::timeout(PROBE, current.availability()).await;
+                    if looked.is_ok_and(|availability| availability.available) {
+                        continue;
+                    }
+                }
+                health.check(current.as_ref()).await;
+            }
+        });
+        store
+    }
+
+    /// The store to read, or at once why it cannot be read while it is
+    /// known to be down.
+    fn live(&self) -> Result<Arc<dyn ActivityStore>, StoreError> {
+        self.health.gate()?;
+        Ok(self.current())
     }
 
     /// If the store's file was removed or replaced, opens the store again
@@ -145,7 +197,25 @@ impl ActivityStore for ReconnectingStore {
     }
 
     async fn availability(&self) -> Availability {
-        let mut availability = self.current().availability().await;
+        if let Some(down) = self.health.down_availability() {
+            return down;
+        }
+        let asked = tokio::time::timeout(ANSWER_WAIT, self.current().availability()).await;
+        let Ok(mut availability) = asked else {
+            self.health.suspect();
+            return Availability {
+                available: false,
+                reason: format!(
+                    "the store did not say within {} s whether it keeps activity; checking whether it can be reached",
+                    ANSWER_WAIT.as_secs()
+                ),
+                retention: String::new(),
+            };
+        };
+        self.health.seen(&availability);
+        if !availability.available {
+            self.health.suspect();
+        }
         let Some(file) = &self.file else {
             return availability;
         };
@@ -171,7 +241,15 @@ impl ActivityStore for ReconnectingStore {
 
     async fn record(&self, batch: &Batch) -> Result<(), StoreError> {
         self.reopen_if_replaced().await?;
-        self.current().record(batch).await?;
+        // Never held back while the store is down: the writer keeps what
+        // it could not write, and a write that fails wakes the check. An
+        // empty batch touches no store, so it says nothing of its health.
+        let written = self.current().record(batch).await;
+        if batch.is_empty() {
+            written?;
+        } else {
+            self.health.noted(written)?;
+        }
         if self.file.as_ref().is_some_and(|file| file.watch.replaced()) {
             // The batch may have gone to the old file: written again to the new one.
             return Err(StoreError::Unavailable(
@@ -182,11 +260,13 @@ impl ActivityStore for ReconnectingStore {
     }
 
     async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
-        self.current().hours_since(since).await
+        let store = self.live()?;
+        self.health.noted(store.hours_since(since).await)
     }
 
     async fn paths_in_hour(&self, hour: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
-        self.current().paths_in_hour(hour).await
+        let store = self.live()?;
+        self.health.noted(store.paths_in_hour(hour).await)
     }
 
     async fn hours_page(
@@ -195,7 +275,9 @@ impl ActivityStore for ReconnectingStore {
         after: Option<(DateTime<Utc>, String)>,
         limit: usize,
     ) -> Result<Vec<HourRow>, StoreError> {
-        self.current().hours_page(since, after, limit).await
+        let store = self.live()?;
+        self.health
+            .noted(store.hours_page(since, after, limit).await)
     }
 
     async fn visitors_page(
@@ -204,11 +286,14 @@ impl ActivityStore for ReconnectingStore {
         after: Option<(NaiveDate, activity::VisitorToken)>,
         limit: usize,
     ) -> Result<Vec<VisitorDay>, StoreError> {
-        self.current().visitors_page(since, after, limit).await
+        let store = self.live()?;
+        self.health
+            .noted(store.visitors_page(since, after, limit).await)
     }
 
     async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
-        self.current().visitors_since(since).await
+        let store = self.live()?;
+        self.health.noted(store.visitors_since(since).await)
     }
 
     async fn latest_visitors(
@@ -216,7 +301,8 @@ impl ActivityStore for ReconnectingStore {
         since: NaiveDate,
         limit: usize,
     ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
-        self.current().latest_visitors(since, limit).await
+        let store = self.live()?;
+        self.health.noted(store.latest_visitors(since, limit).await)
     }
 
     async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
@@ -227,18 +313,21 @@ impl ActivityStore for ReconnectingStore {
         &self,
         since: NaiveDate,
     ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
-        self.current().expired_kinds_since(since).await
+        let store = self.live()?;
+        self.health.noted(store.expired_kinds_since(since).await)
     }
 
     async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-        self.current().day_marks(since).await
+        let store = self.live()?;
+        self.health.noted(store.day_marks(since).await)
     }
 
     async fn bot_days_since(
         &self,
         since: NaiveDate,
     ) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError> {
-        self.current().bot_days_since(since).await
+        let store = self.live()?;
+        self.health.noted(store.bot_days_since(since).await)
     }
 
     async fn day_summaries(
@@ -247,15 +336,19 @@ impl ActivityStore for ReconnectingStore {
         last: NaiveDate,
         steps: &[FunnelStep],
     ) -> Result<Vec<DaySummary>, StoreError> {
-        self.current().day_summaries(first, last, steps).await
+        let store = self.live()?;
+        self.health
+            .noted(store.day_summaries(first, last, steps).await)
     }
 
     async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
-        self.current().day_requests(since).await
+        let store = self.live()?;
+        self.health.noted(store.day_requests(since).await)
     }
 
     async fn imported(&self, log: &str) -> Result<Option<Imported>, StoreError> {
-        self.current().imported(log).await
+        let store = self.live()?;
+        self.health.noted(store.imported(log).await)
     }
 
     async fn mark_imported(&self, imported: &Imported) -> Result<(), StoreError> {
@@ -263,7 +356,8 @@ impl ActivityStore for ReconnectingStore {
     }
 
     async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
-        self.current().note(name).await
+        let store = self.live()?;
+        self.health.noted(store.note(name).await)
     }
 
     async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
@@ -372,5 +466,41 @@ mod tests {
             "the new file holds the second write only"
         );
         store.close().await;
+    }
+    /// A store found down stays down through an empty write (which
+    /// touches no store); a read fails at once with why.
+    #[tokio::test]
+    async fn an_empty_write_does_not_bring_a_down_store_back() {
+        let folder = tempfile::tempdir().expect("a folder");
+        let path = folder.path().join("activity.db");
+        let closed = activity_sqlite::SqliteStore::open(
+            path.to_str().expect("UTF-8"),
+            name(),
+            Retention::default(),
+        )
+        .await
+        .expect("opens");
+        closed.close().await;
+        let store = ReconnectingStore::answering(Arc::new(closed));
+        let today = Utc::now().date_naive();
+        assert!(
+            store.day_requests(today).await.is_err(),
+            "a closed pool fails"
+        );
+        for _ in 0..500 {
+            if !store.availability().await.available {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let said = store.availability().await;
+        assert!(!said.available, "the check found it down: {said:?}");
+        store
+            .record(&Batch::default())
+            .await
+            .expect("nothing to write");
+        let error = store.day_requests(today).await.expect_err("still down");
+        assert!(error.to_string().contains("SQLite at"), "{error}");
+        assert!(!store.availability().await.available);
     }
 }

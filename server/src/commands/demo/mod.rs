@@ -119,7 +119,7 @@ pub async fn load(args: &DemoArgs, now: DateTime<Utc>) -> anyhow::Result<Loaded>
     store.name = StoreNameArg { name: Some(name) };
     store.read_stores.clear();
     let tally = import::import(&ImportArgs {
-        format: LogFormat::Combined,
+        format: Some(LogFormat::Combined),
         logs,
         quiet: args.quiet,
         follow: false,

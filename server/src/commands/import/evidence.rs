@@ -73,6 +73,7 @@ impl EvidenceWatch {
                 (Evidence::OLD_PROTOCOL, &mut tally.old_protocol),
                 (Evidence::INSTANT_POST, &mut tally.instant_post),
                 (Evidence::RATE, &mut tally.rate),
+                (Evidence::CONTRADICTED, &mut tally.contradicted),
             ] {
                 *count += u64::from(verdict.impostor.has(bit));
             }
@@ -110,6 +111,9 @@ pub struct EvidenceTally {
     pub instant_post: u64,
     /// …because of a request rate no reader keeps.
     pub rate: u64,
+    /// …because a request contradicted its agent (a log in the `whocomes`
+    /// or Caddy's format; the combined format carries nothing to tell).
+    pub contradicted: u64,
 }
 
 impl std::fmt::Display for EvidenceTally {
@@ -128,6 +132,7 @@ impl std::fmt::Display for EvidenceTally {
             (self.old_protocol, "HTTP/1.0 request line"),
             (self.instant_post, "form posted within 2 s of its page"),
             (self.rate, "more than 20 pages in 10 s"),
+            (self.contradicted, "a request that contradicts its agent"),
         ] {
             if count > 0 {
                 writeln!(f, "  {count:>10}  {why}")?;

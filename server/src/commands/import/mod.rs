@@ -38,9 +38,12 @@ use tally::Tally;
 /// flags as `serve`.
 #[derive(Clone, Debug, Args)]
 pub struct ImportArgs {
-    /// The logs' line format: `combined` or `common`.
-    #[arg(long, default_value = "combined")]
-    pub format: LogFormat,
+    /// The logs' line format: `combined` (which reads the `whocomes`
+    /// format's signs when a line carries them, docs/DEPLOY.md), `common`
+    /// or `caddy` (Caddy's JSON access log). Without it, each log's first
+    /// line tells: JSON is Caddy's, anything else combined.
+    #[arg(long)]
+    pub format: Option<LogFormat>,
 
     /// Access logs to import, in order (`-`: stdin; gzip is read directly).
     /// Stdin is read once, so it is not checked against the import ledger.
@@ -213,7 +216,8 @@ async fn plan_log(
 
 /// What reading a log needs besides the log.
 struct Run<'a> {
-    format: LogFormat,
+    /// The lines' format; `None`: the log's first line tells.
+    format: Option<LogFormat>,
     counter: &'a Counter,
     feed: &'a HitFeed,
     tally: &'a mut Tally,
@@ -254,7 +258,10 @@ impl Run<'_> {
             self.tally.blank += 1;
             return Ok(());
         }
-        match logline::parse(&line.bytes, self.format) {
+        let format = *self
+            .format
+            .get_or_insert_with(|| LogFormat::detect(&line.bytes));
+        match logline::parse(&line.bytes, format) {
             Ok(request) => self.request(&request).await,
             Err(error) => {
                 self.tally.malformed(label, number, error);

@@ -1,0 +1,247 @@
+//! Whether a store answers, known rather than found out on every read. A
+//! read that fails as an unreachable or busy store's does wakes a check:
+//! one small read ([`PROBE`]) with a deadline, and if that fails too, the
+//! store's own words for why (`cannot reach PostgreSQL at db:5432/site: …
+//! Connection refused`). From then on the store is down: every read fails
+//! at once with those words, the tab answers from what it read last, and
+//! the check runs again every [`RECHECK`] until the store answers. While
+//! it is up and nothing reads it, its availability is looked at every
+//! [`LOOK_EVERY`], so an outage is known before the next reader comes. The
+//! log says when it went down and when it came back, in the same words
+//! the Stores card shows. Writes are never held back: the writer keeps
+//! what it could not write and tries again on its own schedule.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use activity::rows::Availability;
+use activity::store::{ActivityStore, StoreError};
+use chrono::{DateTime, Utc};
+
+/// How long a check waits for the store's answer (the probe, then its words).
+pub const PROBE: Duration = Duration::from_secs(3);
+
+/// How often a store that is down is checked again.
+pub const RECHECK: Duration = Duration::from_secs(2);
+
+/// How often a store that is up is looked at while nothing reads it.
+pub const LOOK_EVERY: Duration = Duration::from_secs(5);
+
+/// What is due: a check, or only a look at a store that is up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Due {
+    /// A read failed, or the store is down: check it.
+    Check,
+    /// The store is up and nothing asked: look whether it still keeps
+    /// activity, and check it only if not.
+    Look,
+}
+
+/// A store's health, shared by the store and its check.
+#[derive(Debug)]
+pub struct Health {
+    /// The store's name, for the log.
+    name: String,
+    state: Mutex<State>,
+    wake: tokio::sync::Notify,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    down: Option<Down>,
+    /// When a read last succeeded.
+    answered: Option<DateTime<Utc>>,
+    /// The retention sentence of the last availability read.
+    retention: String,
+}
+
+#[derive(Clone, Debug)]
+struct Down {
+    reason: String,
+    since: DateTime<Utc>,
+}
+
+impl Health {
+    /// The health of the store named `name`, not known to be down.
+    pub fn new(name: &activity::StoreName) -> Self {
+        Self {
+            name: name.to_string(),
+            state: Mutex::default(),
+            wake: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// `Err` with why, at once, while the store is down.
+    pub fn gate(&self) -> Result<(), StoreError> {
+        match &self.lock().down {
+            Some(down) => Err(StoreError::Unavailable(down.reason.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Notes how a read went: a success is the time the store last
+    /// answered; an unreachable or busy store's failure wakes the check.
+    pub fn noted<T>(&self, result: Result<T, StoreError>) -> Result<T, StoreError> {
+        match &result {
+            Ok(_) => self.answered(),
+            Err(StoreError::Unavailable(_) | StoreError::Busy { .. }) => self.suspect(),
+            Err(_) => {}
+        }
+        result
+    }
+
+    /// The store answered: it is up (if it was down, the log says it is back).
+    fn answered(&self) {
+        let was = {
+            let mut state = self.lock();
+            state.answered = Some(Utc::now());
+            state.down.take()
+        };
+        if let Some(was) = was {
+            tracing::info!(
+                store = self.name,
+                "the store answers again (it was down since {}: {}); reading and writing",
+                time(was.since),
+                was.reason
+            );
+        }
+    }
+
+    /// Asks for a check now (a read failed or did not answer in time).
+    pub fn suspect(&self) {
+        self.wake.notify_one();
+    }
+
+    /// Whether the store is known to be down.
+    pub fn is_down(&self) -> bool {
+        self.lock().down.is_some()
+    }
+
+    /// Keeps the retention sentence of an availability the store gave.
+    pub fn seen(&self, availability: &Availability) {
+        self.lock().retention.clone_from(&availability.retention);
+    }
+
+    /// The store's availability while it is down: why, since when, and
+    /// when it last answered. `None` while it is not known to be down.
+    pub fn down_availability(&self) -> Option<Availability> {
+        let state = self.lock();
+        let down = state.down.as_ref()?;
+        let answered = state.answered.map_or_else(
+            || "it has not answered since this server started".to_owned(),
+            |at| format!("it last answered at {}", time(at)),
+        );
+        Some(Availability {
+            available: false,
+            reason: format!(
+                "{}; down since {}, {answered}; checked again every {} s",
+                down.reason,
+                time(down.since),
+                RECHECK.as_secs()
+            ),
+            retention: state.retention.clone(),
+        })
+    }
+
+    /// Checks `store`: a small read within [`PROBE`]; if it fails, the
+    /// store's words for why. Says in the log when the store goes down or
+    /// comes back.
+    pub async fn check(&self, store: &dyn ActivityStore) {
+        let today = Utc::now().date_naive();
+        let probe = tokio::time::timeout(PROBE, store.day_requests(today)).await;
+        let failure = match probe {
+            Ok(Ok(_)) => None,
+            Ok(Err(error)) => Some(error.to_string()),
+            Err(_) => Some(format!("it did not answer within {} s", PROBE.as_secs())),
+        };
+        let Some(failure) = failure else {
+            self.answered();
+            return;
+        };
+        let reason = match tokio::time::timeout(PROBE, store.availability()).await {
+            Ok(availability) if !availability.available => {
+                self.seen(&availability);
+                availability.reason
+            }
+            _ => failure,
+        };
+        let newly = {
+            let mut state = self.lock();
+            let newly = state.down.is_none();
+            let since = state.down.as_ref().map_or_else(Utc::now, |d| d.since);
+            state.down = Some(Down {
+                reason: reason.clone(),
+                since,
+            });
+            newly
+        };
+        if newly {
+            tracing::error!(
+                store = self.name,
+                "{reason}; the tab shows what it read last, and the store is checked again every {} s",
+                RECHECK.as_secs()
+            );
+        }
+    }
+
+    /// Waits until a check is due: at once when woken, every [`RECHECK`]
+    /// while down; while up, after [`LOOK_EVERY`] a look is due instead
+    /// ([`Due::Look`]: the store's availability, which costs it no
+    /// metered operation), so that a store that goes down while nobody
+    /// reads the tab is known to be down before the next reader comes.
+    pub async fn due(&self) -> Due {
+        let every = if self.is_down() { RECHECK } else { LOOK_EVERY };
+        tokio::select! {
+            () = self.wake.notified() => Due::Check,
+            () = tokio::time::sleep(every) => {
+                if self.is_down() { Due::Check } else { Due::Look }
+            }
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// A time as the card shows it: `17:42:10 UTC`.
+fn time(at: DateTime<Utc>) -> String {
+    at.format("%H:%M:%S UTC").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use activity::StoreName;
+    use activity::store::{MemoryStore, Retention};
+
+    /// A closed SQLite store fails every read, as one that is gone does.
+    #[tokio::test]
+    async fn a_failed_check_makes_reads_fail_at_once_until_one_succeeds() {
+        let name = StoreName::parse("site").expect("a name");
+        let health = Health::new(&name);
+        assert!(health.gate().is_ok());
+        let folder = tempfile::tempdir().expect("a folder");
+        let file = folder.path().join("activity.db");
+        let down = activity_sqlite::SqliteStore::open(
+            file.to_str().expect("UTF-8"),
+            name.clone(),
+            Retention::default(),
+        )
+        .await
+        .expect("opens");
+        down.close().await;
+        health.check(&down).await;
+        let error = health.gate().expect_err("down").to_string();
+        assert!(error.contains("SQLite at"), "{error}");
+        let said = health.down_availability().expect("down");
+        assert!(!said.available);
+        assert!(said.reason.contains("down since"), "{}", said.reason);
+        let up = MemoryStore::new(name, Retention::default());
+        health.check(&up).await;
+        assert!(health.gate().is_ok());
+        assert!(health.down_availability().is_none());
+    }
+}
