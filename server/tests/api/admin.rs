@@ -172,27 +172,47 @@ async fn visitor_rows_need_a_session_whoever_asks() {
 
 #[tokio::test]
 async fn a_private_tab_refuses_its_aggregates_without_a_session() {
+    let started = std::time::Instant::now();
     let app = spawn_app_with(&[&format!("--admin-password={PASSWORD}"), "--private"]).await;
+    // Each step's answer and when it came, said on failure: this test once
+    // failed as the first of a fresh test binary without saying where.
+    let mut steps = Vec::new();
+    let mut step = |what: &str, status: StatusCode| {
+        steps.push(format!("{what}: {status} at {:?}", started.elapsed()));
+        steps.join("; ")
+    };
     let call = post(&app, "/admin/api/overview", &[("days", "30")], None).await;
-    assert_eq!(call.status(), StatusCode::UNAUTHORIZED);
+    let said = step("overview", call.status());
+    assert_eq!(call.status(), StatusCode::UNAUTHORIZED, "{said}");
     let export = get_with(&app, "/admin/api/export/hours.json", None).await;
-    assert_eq!(export.status(), StatusCode::UNAUTHORIZED);
-    let page = get_with(&app, "/admin", None)
-        .await
-        .text()
-        .await
-        .expect("a page");
+    let said = step("export", export.status());
+    assert_eq!(export.status(), StatusCode::UNAUTHORIZED, "{said}");
+    let page = get_with(&app, "/admin", None).await;
+    let said = step("page", page.status());
+    let page = page.text().await.expect("a page");
     assert!(
         !page.contains("figures-card"),
-        "no aggregates on a private tab"
+        "no aggregates on a private tab ({said})"
     );
-    assert!(page.contains("Admin password"), "a sign-in form instead");
+    assert!(
+        page.contains("Admin password"),
+        "a sign-in form instead ({said})"
+    );
     assert!(
         page.contains(r#"action="/admin/api/sign-in""#),
         "the form posts beside the tab, with or without JavaScript"
     );
 
-    let (_, cookie) = sign_in(&app).await;
+    let answer = post(&app, "/admin/api/sign-in", &[("password", PASSWORD)], None).await;
+    let said = step("sign-in", answer.status());
+    assert_eq!(answer.status(), StatusCode::OK, "{said}");
+    let cookie = answer
+        .headers()
+        .get("set-cookie")
+        .and_then(|set| set.to_str().ok())
+        .and_then(|set| set.split(';').next())
+        .expect("a session cookie")
+        .to_owned();
     let call = post(
         &app,
         "/admin/api/overview",
@@ -200,7 +220,9 @@ async fn a_private_tab_refuses_its_aggregates_without_a_session() {
         Some(&cookie),
     )
     .await;
-    assert_eq!(call.status(), StatusCode::OK);
+    let said = step("overview signed in", call.status());
+    assert_eq!(call.status(), StatusCode::OK, "{said}");
+    println!("{said}");
 }
 
 #[tokio::test]
