@@ -222,7 +222,7 @@ async fn a_private_tab_refuses_its_aggregates_without_a_session() {
     .await;
     let said = step("overview signed in", call.status());
     assert_eq!(call.status(), StatusCode::OK, "{said}");
-    println!("{said}");
+    eprintln!("{said}");
 }
 
 #[tokio::test]
