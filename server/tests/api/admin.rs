@@ -203,16 +203,9 @@ async fn a_private_tab_refuses_its_aggregates_without_a_session() {
         "the form posts beside the tab, with or without JavaScript"
     );
 
-    let answer = post(&app, "/admin/api/sign-in", &[("password", PASSWORD)], None).await;
-    let said = step("sign-in", answer.status());
-    assert_eq!(answer.status(), StatusCode::OK, "{said}");
-    let cookie = answer
-        .headers()
-        .get("set-cookie")
-        .and_then(|set| set.to_str().ok())
-        .and_then(|set| set.split(';').next())
-        .expect("a session cookie")
-        .to_owned();
+    // `sign_in` asserts its own answer (200), saying the status it got.
+    let (_, cookie) = sign_in(&app).await;
+    step("sign-in", StatusCode::OK);
     let call = post(
         &app,
         "/admin/api/overview",
