@@ -79,7 +79,7 @@ fn decision(c: &mut Criterion) {
     let rules = Rules::default();
     group.bench_function("the whole rule, the agent's reading kept", |b| {
         b.iter(|| {
-            let reading = rules.reading(black_box(&page));
+            let reading = rules.consistency().reading(black_box(&page));
             whocomes_activity::consistency::contradiction_with(reading, &page, true, true)
         })
     });

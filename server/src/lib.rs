@@ -27,7 +27,7 @@ mod config;
 mod serving;
 
 pub use commands::{demo, explain, export, import, import_keys};
-pub use config::{admin_args, cli, counting, data_folder, storage, telemetry};
-pub use serving::{body_limit, connections, headers, precompress, revalidate, routes, startup};
+pub use config::{admin_args, cli, connection_args, counting, storage, telemetry, to_builder};
+pub use serving::{body_limit, headers, precompress, revalidate, routes, startup};
 
 pub use startup::Application;

@@ -1,50 +1,66 @@
 //! [`Builder`]: what an app says about its whocomes (where it keeps its
-//! data, which store, which proxies it runs behind, where the tab goes),
-//! with the binary's defaults for everything it does not say, and
-//! [`Builder::build`], which opens the store, makes or loads the day keys
-//! and starts the writer.
+//! data, which stores, which proxies it runs behind, where the tab goes,
+//! how connections are limited), with the binary's defaults for
+//! everything it does not say. The binary's flags become these calls
+//! (`server/src/config/to_builder.rs`); [`Builder::check`] is the one
+//! preflight (`check.rs`), and [`Checked::build`](crate::Checked::build)
+//! starts what was checked (`start.rs`).
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use activity::address::{ForwardedHeader, TrustedProxies};
+use activity::address::ForwardedHeader;
+use activity::crawlers::Crawlers;
 use activity::funnel::FunnelStep;
 use activity::recording::RecorderConfig;
-use activity::store::{ActivityStore, Retention};
-use activity::{Counter, Rules, RulesConfig, StoreName};
-use admin::server::{Admin, AdminConfig, Bundle};
+use activity::store::Retention;
+use activity::RulesConfig;
+use admin::server::{Bundle, Host};
 use ipnet::IpNet;
 
+use crate::connections::ConnectionLimits;
+use crate::keys::KeyScheme;
 use crate::site::Whocomes;
-use crate::{BuildError, keys, peer};
+use crate::{BuildError, peer};
 
 /// Sets up whocomes for an app; [`Whocomes::builder`] makes one.
 ///
 /// Every setting has the binary's default: data in `./data`, activity in
-/// `sqlite://DATA_DIR/activity.db`, day keys that forget kept in the data
-/// folder (seeded from [`key`](Self::key) if given), no trusted proxy, the
-/// tab at `/admin` with nobody able to sign in.
+/// `sqlite://DATA_DIR/activity.db` ([`stores::default_url`](crate::stores::default_url)),
+/// day keys that forget kept in the data folder (seeded from
+/// [`key`](Self::key) if given), no trusted proxy, the tab at `/admin` with
+/// nobody able to sign in, at most 1024 connections with the binary's
+/// timeouts, no address of its own for monitors.
 #[must_use]
 pub struct Builder {
-    data_dir: PathBuf,
-    store_url: Option<String>,
-    store_name: Option<String>,
-    key: Option<Vec<u8>>,
-    proxies: Vec<IpNet>,
-    forwarded_header: ForwardedHeader,
-    rules: RulesConfig,
-    recorder: RecorderConfig,
-    retention: Retention,
-    tab_path: String,
-    password: Option<String>,
-    private: bool,
-    funnel: Vec<FunnelStep>,
-    bundle: Option<Bundle>,
+    pub(crate) data_dir: PathBuf,
+    pub(crate) store_url: Option<String>,
+    pub(crate) store_name: Option<String>,
+    pub(crate) read_stores: Vec<(String, String)>,
+    pub(crate) demo_store: Option<String>,
+    pub(crate) key: Option<Vec<u8>>,
+    pub(crate) key_file: Option<PathBuf>,
+    pub(crate) key_scheme: KeyScheme,
+    pub(crate) proxies: Vec<IpNet>,
+    pub(crate) forwarded_header: ForwardedHeader,
+    pub(crate) rules: RulesConfig,
+    pub(crate) crawlers: Option<Crawlers>,
+    pub(crate) recorder: RecorderConfig,
+    pub(crate) retention: Retention,
+    pub(crate) counting: bool,
+    pub(crate) tab_path: String,
+    pub(crate) password: Option<String>,
+    pub(crate) private: bool,
+    pub(crate) funnel: Vec<FunnelStep>,
+    pub(crate) bundle: Option<Bundle>,
+    pub(crate) host: Host,
+    pub(crate) limits: ConnectionLimits,
+    pub(crate) metrics_addr: Option<SocketAddr>,
 }
 
 impl std::fmt::Debug for Builder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Never the URL (it may hold a password), the key or the password.
+        // Never a URL (it may hold a password), the key or the password.
         f.debug_struct("Builder")
             .field("data_dir", &self.data_dir)
             .field("tab_path", &self.tab_path)
@@ -59,21 +75,37 @@ impl Default for Builder {
             data_dir: PathBuf::from("data"),
             store_url: None,
             store_name: None,
+            read_stores: Vec::new(),
+            demo_store: None,
             key: None,
+            key_file: None,
+            key_scheme: KeyScheme::Day,
             proxies: Vec::new(),
             forwarded_header: ForwardedHeader::XForwardedFor,
             rules: RulesConfig::default(),
+            crawlers: None,
             recorder: RecorderConfig {
                 peer_address: peer::connect_info,
                 ..RecorderConfig::default()
             },
             retention: Retention::default(),
-            tab_path: "/admin".to_owned(),
+            counting: true,
+            tab_path: admin::server::DEFAULT_PATH.to_owned(),
             password: None,
             private: false,
             funnel: Vec::new(),
             bundle: None,
+            host: Host::Embedded,
+            limits: ConnectionLimits::default(),
+            metrics_addr: None,
         }
+    }
+}
+
+impl Whocomes {
+    /// Starts setting whocomes up, with the binary's defaults.
+    pub fn builder() -> Builder {
+        Builder::default()
     }
 }
 
@@ -102,12 +134,40 @@ impl Builder {
         self
     }
 
+    /// Another store the tab reads besides the one written to (another
+    /// site's, another region's), by the name its rows are kept under and
+    /// its URL; repeat for several. The tab draws them all in one chart.
+    pub fn read_store(mut self, name: impl Into<String>, url: impl Into<String>) -> Self {
+        self.read_stores.push((name.into(), url.into()));
+        self
+    }
+
+    /// The read store that holds made-up demo visits: the tab labels it
+    /// as demo data wherever it shows it.
+    pub fn demo_store(mut self, name: impl Into<String>) -> Self {
+        self.demo_store = Some(name.into());
+        self
+    }
+
     /// Seeds the day keys on the first start (sites that share a seed give
     /// a visitor the same token within a day). Without it the first start
     /// seeds them from random bytes. Either way the keys are then kept in
     /// the data folder and forget each day as it passes.
     pub fn key(mut self, seed: impl AsRef<[u8]>) -> Self {
         self.key = Some(seed.as_ref().to_vec());
+        self
+    }
+
+    /// The key as a file's bytes (one trailing newline dropped), instead
+    /// of [`key`](Self::key).
+    pub fn key_file(mut self, file: impl Into<PathBuf>) -> Self {
+        self.key_file = Some(file.into());
+        self
+    }
+
+    /// How tokens are keyed (default [`KeyScheme::Day`]).
+    pub fn key_scheme(mut self, scheme: KeyScheme) -> Self {
+        self.key_scheme = scheme;
         self
     }
 
@@ -145,6 +205,13 @@ impl Builder {
         self
     }
 
+    /// Crawler operators' address ranges to verify claimed crawlers with,
+    /// instead of the ranges built in.
+    pub fn crawlers(mut self, crawlers: Crawlers) -> Self {
+        self.crawlers = Some(crawlers);
+        self
+    }
+
     /// How hits are queued and written. Its `peer_address` is kept as
     /// given: the builder's default reads axum's `ConnectInfo<SocketAddr>`.
     pub fn recorder(mut self, recorder: RecorderConfig) -> Self {
@@ -155,6 +222,14 @@ impl Builder {
     /// How long rows are kept (default: visitor-days 30 days, hours 400).
     pub fn retention(mut self, retention: Retention) -> Self {
         self.retention = retention;
+        self
+    }
+
+    /// Whether requests are counted (default `true`). Off, no layer counts
+    /// and no writer runs; the stores are still opened and the tab reads
+    /// them (to measure what counting costs, side by side).
+    pub fn counting(mut self, on: bool) -> Self {
+        self.counting = on;
         self
     }
 
@@ -197,58 +272,33 @@ impl Builder {
         self
     }
 
-    /// Checks the settings, makes or loads the day keys, opens the store
-    /// and starts the writer (needs a Tokio runtime). Every setting that
-    /// is wrong as written (the store URL, the store's name, the tab's
-    /// path, the rules, the funnel, an empty password) is refused before
-    /// anything is written to the data folder. A store that cannot be
-    /// reached now is not an error: the app serves, and the store is tried
-    /// again until it answers.
+    /// Who sets whocomes up, for the tab's sentences: the builder's
+    /// settings (default), or the `whocomes` binary's flags.
+    pub fn host(mut self, host: Host) -> Self {
+        self.host = host;
+        self
+    }
+
+    /// How connections are limited when whocomes serves the app
+    /// ([`Whocomes::serve`]): the cap and the timeouts.
+    pub fn connection_limits(mut self, limits: ConnectionLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// An address of its own where monitors read `/ready` and `/metrics`
+    /// (keep it off the public network: loopback, as the binary's
+    /// `--metrics-addr`). Port 0 picks a free one
+    /// ([`Whocomes::metrics_addr`] says which). An address that cannot be
+    /// listened on is said in the log, and the app serves on.
+    pub fn metrics_addr(mut self, addr: SocketAddr) -> Self {
+        self.metrics_addr = Some(addr);
+        self
+    }
+
+    /// Checks the settings and starts whocomes: see [`check`](Self::check)
+    /// and [`Checked::build`](crate::Checked::build).
     pub async fn build(self) -> Result<Whocomes, BuildError> {
-        let tab_path = admin::server::check_path(&self.tab_path)
-            .map_err(|_| BuildError::TabPath(self.tab_path.clone()))?;
-        let url = self
-            .store_url
-            .clone()
-            .unwrap_or_else(|| format!("sqlite://{}", self.data_dir.join("activity.db").display()));
-        let kind = crate::stores::check_url(&url).map_err(BuildError::StoreUrl)?;
-        let name = self.store_name.as_deref().unwrap_or(kind.default_name());
-        let name = StoreName::parse(name).map_err(|_| BuildError::StoreName(name.to_owned()))?;
-        let proxies = TrustedProxies::new(self.proxies, self.forwarded_header);
-        let rules = Rules::new(RulesConfig {
-            admin_path: tab_path.clone(),
-            ..self.rules
-        })?;
-        let mut tab = AdminConfig {
-            password: self.password,
-            private: self.private,
-            proxies: proxies.clone(),
-            funnel: self.funnel,
-            path: Some(tab_path.clone()),
-            bundle: self.bundle,
-            loopback_as_people: !rules.config().loopback_is_self,
-            ..AdminConfig::default()
-        };
-        tab.check()?;
-        // Checked: from here on the data folder is written.
-        let site_keys = keys::live_day_keys(self.key, Some(&self.data_dir))
-            .map_err(|error| BuildError::Keys(error.into()))?
-            .ok_or_else(|| BuildError::Keys("no day keys were made".into()))?;
-        let counter = Counter::with_keys(rules, site_keys.keys, proxies, name.clone());
-        let store: Arc<dyn ActivityStore> = crate::stores::open(&url, name, self.retention).await;
-        let (layer, writer) = activity::recording::start(counter, store.clone(), self.recorder);
-        tab.stores = vec![store.clone()];
-        tab.recorder = Some(writer.stats());
-        tab.day_keys = site_keys.kept.as_ref().map(|kept| kept.keys.clone());
-        let admin = Admin::new(tab)?;
-        let turning = site_keys.kept.map(keys::KeptDayKeys::keep_turning);
-        Ok(Whocomes {
-            layer,
-            admin,
-            tab_path,
-            store,
-            writer,
-            turning,
-        })
+        self.check()?.build().await
     }
 }

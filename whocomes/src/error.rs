@@ -1,5 +1,8 @@
-//! [`BuildError`]: why [`Builder::build`](crate::Builder::build) refused
-//! the settings. Each says which setting; none holds a URL, key or password.
+//! [`BuildError`]: why [`Builder::check`](crate::Builder::check) (and so
+//! [`Builder::build`](crate::Builder::build)) refused the settings. Each
+//! says which setting; none holds a URL, key or password.
+
+use crate::keys::KeyError;
 
 /// Why whocomes cannot be set up as asked.
 #[derive(Debug, thiserror::Error)]
@@ -9,6 +12,15 @@ pub enum BuildError {
     /// read it (the words never hold the URL).
     #[error("store_url: {0}")]
     StoreUrl(String),
+    /// A store read besides the site's own has a URL that cannot be used
+    /// (the words never hold the URL).
+    #[error("read_store {name}: {why}")]
+    ReadStoreUrl {
+        /// The read store's name.
+        name: String,
+        /// Why its URL cannot be used.
+        why: String,
+    },
     /// The store's name is refused.
     #[error("store_name: {0:?} is not a store name: 1 to 40 characters of a-z, 0-9, '-' and '_'")]
     StoreName(String),
@@ -18,9 +30,15 @@ pub enum BuildError {
     /// The counting rules are refused.
     #[error("rules: {0}")]
     Rules(#[from] activity::rules::RulesError),
-    /// The day keys cannot be made or read in the data folder.
-    #[error("data_dir: the day keys: {0}")]
-    Keys(Box<dyn std::error::Error + Send + Sync>),
+    /// The key given (as text or as a file) cannot be used.
+    #[error("key: {0}")]
+    Key(#[from] KeyError),
+    /// The whole tab is sign-in only, and nobody can sign in (no password).
+    #[error("private: the tab is sign-in only, and without an admin_password nobody could read it")]
+    Private,
+    /// A connection limit of zero (it would refuse or cut off everyone).
+    #[error("connection_limits: {0} cannot be zero")]
+    ConnectionLimit(&'static str),
     /// The tab cannot be set up (the password, the funnel).
     #[error(transparent)]
     Tab(#[from] admin::server::SetupError),

@@ -24,27 +24,44 @@
 //! # Ok(()) }
 //! ```
 //!
-//! - [`Builder`] — the settings, and [`Builder::build`];
-//! - [`Whocomes`] — the layer, the tab's router, the stop;
+//! The `whocomes` binary builds itself through the same builder: its flags
+//! become these calls, so whatever the binary does by default, an app gets
+//! by default.
+//!
+//! - [`Builder`] — the settings; [`Builder::check`], the one preflight,
+//!   gives [`Checked`], whose [`build`](Checked::build) starts it all;
+//! - [`Whocomes`] — the layer, the tab's router, serving with the
+//!   [`ConnectionLimits`], the stop;
 //! - [`stores`] — a store opened from its URL (the binary's `--store-url`);
-//! - [`keys`] — the day keys, kept in the data folder;
+//! - [`keys`] — the day keys, kept in the data folder, and the key given;
+//! - [`data_folder`] — the start lock and the `serving-PID` mark;
 //! - [`signal`] — SIGTERM or Ctrl-C; [`write_and_close`] — what a stop does.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod builder;
+mod check;
+pub mod connections;
+pub mod data_folder;
 mod error;
 pub mod keys;
+mod layer;
+mod monitors;
 mod peer;
 mod shutdown;
 mod site;
+mod start;
 pub mod stores;
 
 pub use builder::Builder;
+pub use check::Checked;
+pub use connections::ConnectionLimits;
 pub use error::BuildError;
+pub use keys::KeyScheme;
+pub use layer::CountingLayer;
 pub use peer::connect_info;
 pub use shutdown::{signal, write_and_close};
-pub use site::Whocomes;
+pub use site::{SHUTDOWN_GRACE, Whocomes};
 
 // What the builder's settings take, so an app needs no other crate to
 // name them.
@@ -52,5 +69,7 @@ pub use activity::address::{ForwardedHeader, TrustedProxies};
 pub use activity::funnel::FunnelStep;
 pub use activity::recording::{RecorderConfig, StatsSnapshot};
 pub use activity::store::Retention;
+pub use activity::crawlers::Crawlers;
 pub use activity::{RulesConfig, StoreName};
+pub use admin::server::Host;
 pub use ipnet::IpNet;

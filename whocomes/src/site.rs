@@ -1,54 +1,80 @@
 //! [`Whocomes`]: whocomes, set up and running in an app — the counting
-//! layer to put in front of the app, the Admin tab's router, and the stop
+//! layer to put in front of the app, the Admin tab's router, and serving
+//! the app with the connection limits, the monitors' address and a stop
 //! that writes every hit before the process ends.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use activity::recording::{ActivityLayer, RecorderStats, StatsSnapshot, WriterHandle};
 use activity::store::ActivityStore;
-use admin::server::Admin;
+use admin::server::{Admin, ConnectionStats};
+use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
+use tower_http::timeout::TimeoutLayer;
 
-use crate::Builder;
+use crate::connections::ConnectionLimits;
+use crate::data_folder::Serving;
+use crate::layer::CountingLayer;
+
+/// How long a stop waits for requests in flight before it goes on without
+/// them (their hits, if any, are dropped and counted).
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 /// whocomes in an app: made by [`Whocomes::builder`].
 ///
 /// Serve the app with [`serve`](Self::serve) (it does all of the below), or
 /// wire it yourself: put [`layer`](Self::layer) in front of the app, merge
-/// [`tab_router`](Self::tab_router), serve with
-/// `into_make_service_with_connect_info::<SocketAddr>()`, and once the
+/// [`tab_router`](Self::tab_router), and hand the router to
+/// [`serve_until`](Self::serve_until) — or serve it yourself with
+/// `into_make_service_with_connect_info::<SocketAddr>()` and, once the
 /// server has stopped (on [`signal`](crate::signal): SIGTERM or Ctrl-C),
 /// await [`shutdown`](Self::shutdown).
 pub struct Whocomes {
-    pub(crate) layer: ActivityLayer,
+    /// The counting layer and its writer: `None` when counting is off.
+    pub(crate) layer: Option<ActivityLayer>,
+    pub(crate) writer: Option<WriterHandle>,
     pub(crate) admin: Admin,
-    pub(crate) tab_path: String,
+    /// The store hits are written to, then the stores read besides it.
     pub(crate) store: Arc<dyn ActivityStore>,
-    pub(crate) writer: WriterHandle,
+    pub(crate) read_stores: Vec<Arc<dyn ActivityStore>>,
+    pub(crate) connections: Arc<ConnectionStats>,
+    pub(crate) limits: ConnectionLimits,
+    /// The monitors' address and the task that answers there.
+    pub(crate) monitors: Option<(SocketAddr, JoinHandle<()>)>,
     /// The day keys' turning task, stopped with the rest.
     pub(crate) turning: Option<JoinHandle<()>>,
+    /// This server's mark in the data folder, removed at a clean stop.
+    pub(crate) serving: Option<Serving>,
 }
 
 impl std::fmt::Debug for Whocomes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Whocomes")
-            .field("tab_path", &self.tab_path)
+            .field("tab_path", &self.admin.path())
             .field("store", &self.store.name())
             .finish_non_exhaustive()
     }
 }
 
 impl Whocomes {
-    /// Starts setting whocomes up, with the binary's defaults.
-    pub fn builder() -> Builder {
-        Builder::default()
+    /// The counting layer: put it in front of everything the app serves
+    /// (outermost but for [`request_timeout`](Self::request_timeout), so
+    /// that every request passes it once). With counting off it passes
+    /// every request through.
+    pub fn layer(&self) -> CountingLayer {
+        CountingLayer(self.layer.clone())
     }
 
-    /// The counting layer: put it in front of everything the app serves
-    /// (outermost, so that every request passes it once).
-    pub fn layer(&self) -> ActivityLayer {
-        self.layer.clone()
+    /// The request timeout of the [connection limits](crate::Builder::connection_limits)
+    /// (a request not answered within it, its body included, is answered
+    /// 408), as a layer to put around the counting layer.
+    pub fn request_timeout(&self) -> TimeoutLayer {
+        TimeoutLayer::with_status_code(
+            http::StatusCode::REQUEST_TIMEOUT,
+            self.limits.request_timeout,
+        )
     }
 
     /// The Admin tab at its path (server-rendered: the charts read without
@@ -60,15 +86,23 @@ impl Whocomes {
 
     /// `/ready` and `/metrics` for monitors (readiness, OpenMetrics text),
     /// to serve on an address of their own that strangers cannot reach
-    /// (loopback, as the binary's `--metrics-addr`). A signed-in admin
-    /// reads the same at `{tab}/api/ready` and `{tab}/api/metrics`.
+    /// (loopback, as the binary's `--metrics-addr`; the builder's
+    /// [`metrics_addr`](crate::Builder::metrics_addr) serves them so). A
+    /// signed-in admin reads the same at `{tab}/api/ready` and
+    /// `{tab}/api/metrics`.
     pub fn monitor_router(&self) -> axum::Router {
         admin::server::operations::monitor_router(self.admin.clone())
     }
 
+    /// Where monitors read `/ready` and `/metrics`, if they have an
+    /// address of their own.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.monitors.as_ref().map(|(addr, _)| *addr)
+    }
+
     /// Where the tab is served.
     pub fn tab_path(&self) -> &str {
-        &self.tab_path
+        self.admin.path()
     }
 
     /// The tab's state (the stores it reads, the sign-in).
@@ -81,38 +115,91 @@ impl Whocomes {
         self.store.clone()
     }
 
-    /// What the writer has queued, dropped and written so far.
+    /// Every store the tab reads: the one written to, then the read stores.
+    pub fn stores(&self) -> Vec<Arc<dyn ActivityStore>> {
+        std::iter::once(self.store.clone())
+            .chain(self.read_stores.iter().cloned())
+            .collect()
+    }
+
+    /// What the writer has queued, dropped and written so far (all zero
+    /// when counting is off).
     pub fn stats(&self) -> Arc<RecorderStats> {
-        self.writer.stats()
+        self.writer
+            .as_ref()
+            .map_or_else(Arc::default, WriterHandle::stats)
+    }
+
+    /// The connections served, open and refused so far.
+    pub fn connection_stats(&self) -> Arc<ConnectionStats> {
+        self.connections.clone()
     }
 
     /// Serves `app` with the tab and counting on `listener` until SIGTERM
-    /// or Ctrl-C, lets requests in flight finish, then writes every hit
-    /// (see [`shutdown`](Self::shutdown)).
-    pub async fn serve(
-        self,
-        listener: tokio::net::TcpListener,
-        app: axum::Router,
-    ) -> std::io::Result<StatsSnapshot> {
-        let app = app.merge(self.tab_router()).layer(self.layer());
+    /// or Ctrl-C (see [`serve_until`](Self::serve_until)).
+    pub async fn serve(self, listener: TcpListener, app: axum::Router) -> std::io::Result<StatsSnapshot> {
+        let app = app
+            .merge(self.tab_router())
+            .layer(self.layer())
+            .layer(self.request_timeout());
         let stop = crate::signal();
-        axum::serve(
+        self.serve_until(listener, app, stop).await
+    }
+
+    /// Serves `router` as it is (the counting layer where the app put it)
+    /// on `listener` with the [connection limits](crate::Builder::connection_limits),
+    /// each request's peer as axum's `ConnectInfo`, until `stop` completes;
+    /// lets requests in flight finish (for at most [`SHUTDOWN_GRACE`]: a
+    /// client that never sends the rest of its request must not hold the
+    /// stop), then [shuts down](Self::shutdown).
+    pub async fn serve_until(
+        self,
+        listener: TcpListener,
+        router: axum::Router,
+        stop: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<StatsSnapshot> {
+        // Connections still open after the grace are left behind (and said
+        // so in the log): their hits, if any, are dropped and counted.
+        let _left_open = crate::connections::serve(
             listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
+            router,
+            &self.limits,
+            self.connections.clone(),
+            stop,
+            SHUTDOWN_GRACE,
         )
-        .with_graceful_shutdown(stop)
-        .await?;
+        .await;
         Ok(self.shutdown().await)
     }
 
     /// Writes every hit still queued or pending into the store and closes
-    /// it. Call it once the server has stopped serving: a hit offered after
-    /// this is dropped and counted.
+    /// the stores; stops the monitors and the day keys' turning, and
+    /// removes this server's mark from the data folder. Call it once the
+    /// server has stopped serving: a hit offered after this is dropped and
+    /// counted.
     pub async fn shutdown(self) -> StatsSnapshot {
         if let Some(turning) = self.turning {
             turning.abort();
         }
-        crate::write_and_close(self.writer, &[self.store]).await
+        let stores: Vec<_> = std::iter::once(self.store)
+            .chain(self.read_stores)
+            .collect();
+        let stats = match self.writer {
+            Some(writer) => crate::write_and_close(writer, &stores).await,
+            None => {
+                for store in &stores {
+                    store.close().await;
+                }
+                StatsSnapshot::default()
+            }
+        };
+        if let Some((_, task)) = self.monitors {
+            task.abort();
+        }
+        if let Some(serving) = self.serving {
+            serving.stopped();
+        }
+        stats
     }
 }
 

@@ -11,7 +11,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::request::bot_class::{BotClass, ClassSet};
-use crate::request::classify::Kind;
+use crate::request::kind::Kind;
 use crate::request::evidence::Evidence;
 use crate::visitor::address::Network;
 use crate::visitor::country::Country;

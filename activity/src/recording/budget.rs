@@ -122,7 +122,7 @@ mod tests {
     use super::*;
     use crate::port::rows::{Batch, HourRow};
     use crate::port::store::{MemoryStore, Retention};
-    use crate::request::classify::Kind;
+    use crate::request::kind::Kind;
     use crate::request::evidence::{Evidence, Shape};
     use crate::request::hit::Hit;
     use crate::visitor::address::Network;

@@ -22,7 +22,7 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::recording::recorder_stats::RecorderStats;
-use crate::request::classify::RequestView;
+use crate::request::view::RequestView;
 use crate::request::evidence::FilesSeen;
 use crate::request::hit::{Counter, Decision};
 use crate::request::seen::Seen;

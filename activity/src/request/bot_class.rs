@@ -6,7 +6,7 @@
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use serde::{Deserialize, Serialize};
 
-use crate::request::classify::KindReason;
+use crate::request::kind::{KindReason, is_absent};
 
 const DEFAULT_CLASSES: &str = include_str!("bot_classes.txt");
 
@@ -209,7 +209,7 @@ impl BotClasses {
                 BotClass::Scanner,
                 format!("asked for a .{extension} file, which no site serves in public"),
             )),
-            KindReason::Software { what, status } => crate::request::classify::is_absent(*status)
+            KindReason::Software { what, status } => is_absent(*status)
                 .then(|| {
                     (
                         BotClass::Scanner,

@@ -5,60 +5,13 @@ use std::net::IpAddr;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::request::kind::{Kind, KindReason, is_absent};
+pub use crate::request::view::RequestView;
+
 use crate::request::bots::BotSign;
 use crate::request::crawlers::Claim;
 use crate::request::path::extension;
 use crate::request::rules::{Probe, Rules};
-
-/// The facts of one request the rules look at, borrowed from wherever the
-/// request lives (an axum request, a log line, a JSON line).
-#[derive(Clone, Debug, Default)]
-pub struct RequestView<'a> {
-    /// The method (`GET`, `POST`, …).
-    pub method: &'a str,
-    /// The request target as received: path and query (possibly absolute-form).
-    pub target: &'a [u8],
-    /// `User-Agent`, read for the bot decision and then forgotten.
-    pub user_agent: Option<&'a str>,
-    /// `Referer`, for the source of a page load.
-    pub referer: Option<&'a str>,
-    /// `Accept`, for telling a page load from other requests.
-    pub accept: Option<&'a str>,
-    /// `Sec-Fetch-Dest`, the browser's own word on what the request is for.
-    pub sec_fetch_dest: Option<&'a str>,
-    /// `Sec-Fetch-Mode`: `navigate` for a document (a link, a form),
-    /// `cors`, `same-origin` or `no-cors` for a page's script.
-    pub sec_fetch_mode: Option<&'a str>,
-    /// The answer's status, when it is already known (a log line); the
-    /// live layer reads it from the response (see [`KindReason::Software`]).
-    pub status: Option<u16>,
-    /// `Host`, to tell internal navigation from a referring site.
-    pub host: Option<&'a str>,
-    /// `X-Forwarded-For` values, in the order received.
-    pub x_forwarded_for: Vec<&'a str>,
-    /// `Forwarded` values, in the order received.
-    pub forwarded: Vec<&'a str>,
-    /// The request line's protocol (`HTTP/1.1`), as the peer sent it.
-    pub protocol: Option<&'a str>,
-    /// `Sec-Purpose` (or the older `Purpose`): `prefetch` and `prerender`
-    /// are a browser fetching ahead, not a visit.
-    pub sec_purpose: Option<&'a str>,
-    /// `Sec-Fetch-Site`: with `Sec-Fetch-Mode` and `-Dest`, whether the
-    /// browser sent fetch metadata at all (`request::consistency`).
-    pub sec_fetch_site: Option<&'a str>,
-    /// `Sec-CH-UA`: a Chromium's brands and major versions.
-    pub sec_ch_ua: Option<&'a str>,
-    /// `Sec-CH-UA-Mobile`: `?1` from a phone, `?0` otherwise.
-    pub sec_ch_ua_mobile: Option<&'a str>,
-    /// `Sec-CH-UA-Platform`: `"Windows"`, `"Android"`, …
-    pub sec_ch_ua_platform: Option<&'a str>,
-    /// `X-Forwarded-Proto`: the scheme the client used, as a proxy says
-    /// (believed only from a trusted proxy).
-    pub x_forwarded_proto: Option<&'a str>,
-    /// The scheme the client used, as the server that saw it knows it (a
-    /// log line's `$scheme`): `https` makes the origin trustworthy.
-    pub scheme: Option<&'a str>,
-}
 
 /// Whether a request is counted, and as what.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,125 +65,6 @@ impl std::fmt::Display for Skip {
                 "the app's report of a page drawn from the browser's cache (a browser's sign)",
             ),
             Self::Prefetch => f.write_str("prefetch or prerender (not a visit)"),
-        }
-    }
-}
-
-/// The three kinds of request (SPEC §3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kind {
-    /// A person at a browser.
-    Person,
-    /// A crawler, scanner, monitor or HTTP library.
-    Bot,
-    /// The site reading itself.
-    SelfRead,
-}
-
-/// Why a request is of its kind, in words an operator can check.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "by", content = "detail")]
-pub enum KindReason {
-    /// The user agent carries the site's self-read mark.
-    SelfReadMark,
-    /// The request came from loopback.
-    Loopback,
-    /// The request came from an address the operator lists as the site's own.
-    OwnAddress,
-    /// There is no user agent at all.
-    NoUserAgent,
-    /// The user agent contains a bot word.
-    BotWord(String),
-    /// The user agent has a shape no browser's has.
-    BotShape(String),
-    /// The agent claims a crawler whose operator publishes its address
-    /// ranges, and the address is in them.
-    VerifiedCrawler(String),
-    /// The agent claims a crawler whose operator publishes its address
-    /// ranges, and the address is not in them: a scanner in its clothes.
-    FalseCrawler(String),
-    /// The path is one no site serves in public (a probe whatever the answer).
-    ProbePath(String),
-    /// The path has an extension no site serves in public.
-    ProbeExtension(String),
-    /// The path is software's a site may or may not run (`/wp-login.php`,
-    /// `*.php`): a probe when the site answered 4xx (it has no such thing),
-    /// a reader's request when it answered with what it has. `status` is
-    /// `None` until the answer is known (or when it never was).
-    Software {
-        /// The probe path or `*.extension` it matched.
-        what: String,
-        /// The answer's status.
-        status: Option<u16>,
-    },
-    /// Nothing says otherwise.
-    Person,
-}
-
-/// Whether a status says the site has no such thing (4xx).
-pub fn is_absent(status: Option<u16>) -> bool {
-    status.is_some_and(|status| (400..500).contains(&status))
-}
-
-impl KindReason {
-    /// The kind this reason gives.
-    pub fn kind(&self) -> Kind {
-        match self {
-            Self::SelfReadMark | Self::Loopback | Self::OwnAddress => Kind::SelfRead,
-            Self::NoUserAgent
-            | Self::BotWord(_)
-            | Self::BotShape(_)
-            | Self::VerifiedCrawler(_)
-            | Self::FalseCrawler(_)
-            | Self::ProbePath(_)
-            | Self::ProbeExtension(_) => Kind::Bot,
-            Self::Software { status, .. } if is_absent(*status) => Kind::Bot,
-            Self::Software { .. } | Self::Person => Kind::Person,
-        }
-    }
-}
-
-impl std::fmt::Display for KindReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::SelfReadMark => {
-                f.write_str("self-read: the user agent carries the self-read mark")
-            }
-            Self::Loopback => f.write_str("self-read: loopback"),
-            Self::OwnAddress => f.write_str("self-read: one of the site's own addresses"),
-            Self::NoUserAgent => f.write_str("bot: no user agent"),
-            Self::BotWord(word) => write!(f, "bot: user agent matches '{word}'"),
-            Self::BotShape(shape) => write!(f, "bot: user agent {shape}"),
-            Self::VerifiedCrawler(name) => write!(
-                f,
-                "bot: a verified {name} crawler (its address is in {name}'s published ranges)"
-            ),
-            Self::FalseCrawler(name) => write!(
-                f,
-                "bot: claims to be {name}'s crawler from outside {name}'s published ranges"
-            ),
-            Self::ProbePath(path) => write!(f, "bot: probe path {path}"),
-            Self::ProbeExtension(ext) => write!(f, "bot: probe path *.{ext}"),
-            Self::Software {
-                what,
-                status: Some(status),
-            } if is_absent(Some(*status)) => write!(
-                f,
-                "bot: asked for {what}, which this site does not have (answered {status})"
-            ),
-            Self::Software {
-                what,
-                status: Some(status),
-            } => write!(
-                f,
-                "person: asked for {what}, which this site serves (answered {status})"
-            ),
-            Self::Software { what, status: None } => write!(
-                f,
-                "person: asked for {what}, with no answer to tell whether this site has it"
-            ),
-            Self::Person => f.write_str("person"),
         }
     }
 }
@@ -406,6 +240,49 @@ pub fn kind_of(
         }
     }
     KindReason::Person
+}
+
+/// What a navigation report (SPEC §4: the hydrated app reports each
+/// navigation inside it once) says.
+#[derive(Debug, PartialEq, Eq)]
+pub enum NavigationReport {
+    /// The request is not a navigation report.
+    NotOne,
+    /// A report of a navigation to this target (path and query).
+    To(String),
+    /// A report that the app drew the page it was loaded with from files
+    /// the browser had cached (`POST PATH?drawn`).
+    Drawn,
+    /// A report that names no path of this site.
+    Malformed,
+}
+
+/// Reads a navigation report: `POST {navigation_report_path}?to=/new/path`.
+pub fn navigation_report(request: &RequestView<'_>, rules: &Rules) -> NavigationReport {
+    let report = rules.config.navigation_report_path.as_bytes();
+    let target = request.target;
+    let path_end = target
+        .iter()
+        .position(|&b| b == b'?' || b == b'#')
+        .unwrap_or(target.len());
+    if &target[..path_end] != report || !request.method.eq_ignore_ascii_case("POST") {
+        return NavigationReport::NotOne;
+    }
+    let query = crate::request::path::query_of(target).unwrap_or_default();
+    if query == b"drawn" {
+        return NavigationReport::Drawn;
+    }
+    let to = crate::request::path::query_of(target).and_then(|query| {
+        query.split(|&b| b == b'&').find_map(|pair| {
+            let value = pair.strip_prefix(b"to=")?;
+            let decoded = percent_encoding::percent_decode(value).decode_utf8().ok()?;
+            Some(decoded.into_owned())
+        })
+    });
+    match to {
+        Some(to) if to.starts_with('/') && !to.starts_with("//") => NavigationReport::To(to),
+        _ => NavigationReport::Malformed,
+    }
 }
 
 #[cfg(test)]
@@ -687,48 +564,5 @@ mod tests {
         );
         assert_eq!(KindReason::Loopback.to_string(), "self-read: loopback");
         assert_eq!(Skip::Asset("css".into()).to_string(), "asset (.css)");
-    }
-}
-
-/// What a navigation report (SPEC §4: the hydrated app reports each
-/// navigation inside it once) says.
-#[derive(Debug, PartialEq, Eq)]
-pub enum NavigationReport {
-    /// The request is not a navigation report.
-    NotOne,
-    /// A report of a navigation to this target (path and query).
-    To(String),
-    /// A report that the app drew the page it was loaded with from files
-    /// the browser had cached (`POST PATH?drawn`).
-    Drawn,
-    /// A report that names no path of this site.
-    Malformed,
-}
-
-/// Reads a navigation report: `POST {navigation_report_path}?to=/new/path`.
-pub fn navigation_report(request: &RequestView<'_>, rules: &Rules) -> NavigationReport {
-    let report = rules.config.navigation_report_path.as_bytes();
-    let target = request.target;
-    let path_end = target
-        .iter()
-        .position(|&b| b == b'?' || b == b'#')
-        .unwrap_or(target.len());
-    if &target[..path_end] != report || !request.method.eq_ignore_ascii_case("POST") {
-        return NavigationReport::NotOne;
-    }
-    let query = crate::request::path::query_of(target).unwrap_or_default();
-    if query == b"drawn" {
-        return NavigationReport::Drawn;
-    }
-    let to = crate::request::path::query_of(target).and_then(|query| {
-        query.split(|&b| b == b'&').find_map(|pair| {
-            let value = pair.strip_prefix(b"to=")?;
-            let decoded = percent_encoding::percent_decode(value).decode_utf8().ok()?;
-            Some(decoded.into_owned())
-        })
-    });
-    match to {
-        Some(to) if to.starts_with('/') && !to.starts_with("//") => NavigationReport::To(to),
-        _ => NavigationReport::Malformed,
     }
 }

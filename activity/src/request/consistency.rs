@@ -19,9 +19,21 @@
 //! hints and are never held to them.
 //!
 //! `Sec-Fetch-User` is never asked for: Safari does not send it.
+//!
+//! The whole decision is here: whether the origin is trustworthy (the
+//! operator's public origin, a trusted proxy's word, a log line's scheme,
+//! a browser on this machine), the reading of an agent and its hints (kept
+//! per agent by [`Consistency`], which the rules hold), and what a page
+//! load ([`Consistency::of_page`]) and a file ([`Consistency::of_file`])
+//! must show.
+
+use std::net::IpAddr;
+use std::sync::Arc;
 
 use crate::request::agent::{Claim, Family, Platform, claim, version_of};
-use crate::request::classify::RequestView;
+use crate::request::known_agents::KnownAgents;
+use crate::request::view::RequestView;
+use crate::visitor::address::TrustedProxies;
 
 /// The first Chromium that sends client hints by default.
 pub const HINTS_SINCE: u32 = 90;
@@ -94,6 +106,119 @@ impl Reading {
     }
 }
 
+/// The consistency rule as a counter applies it: the public origin's
+/// scheme, and the readings of the agents already seen (a bounded set,
+/// keyed by a hash of the agent and its hints: no text is kept; shared by
+/// clones).
+#[derive(Clone, Debug)]
+pub struct Consistency {
+    /// Whether the operator's public origin is HTTPS (`None`: not given).
+    secure_origin: Option<bool>,
+    readings: Arc<KnownAgents<Reading>>,
+}
+
+impl Consistency {
+    /// The rule for a site whose public origin is `public_origin`
+    /// (`https://example.com`); an origin that is not
+    /// `http(s)://host[:port]` is refused, in words that say why.
+    pub fn new(public_origin: Option<&str>) -> Result<Self, String> {
+        Ok(Self {
+            secure_origin: public_origin.map(secure_origin).transpose()?,
+            readings: Arc::new(KnownAgents::new()),
+        })
+    }
+
+    /// What a request's agent claims and whether its client hints agree,
+    /// read once per agent and hints and kept.
+    pub fn reading(&self, request: &RequestView<'_>) -> Reading {
+        self.readings.get_or_parts(
+            &[
+                request.user_agent,
+                request.sec_ch_ua,
+                request.sec_ch_ua_mobile,
+                request.sec_ch_ua_platform,
+            ],
+            || Reading::of(request),
+        )
+    }
+
+    /// Whether the browser talked to a trustworthy origin (HTTPS, or
+    /// loopback), where browsers send client hints and fetch metadata: the
+    /// operator's [public origin](crate::RulesConfig::public_origin) if
+    /// given; else a trusted proxy's `X-Forwarded-Proto` or `Forwarded:
+    /// proto=`; else the scheme a log line holds; else a browser on this
+    /// machine that talked to a loopback host directly (no proxy's
+    /// forwarding header). Anything else is not known to be, and nothing
+    /// is inferred from a header's absence.
+    pub fn trustworthy(
+        &self,
+        request: &RequestView<'_>,
+        peer: Option<IpAddr>,
+        proxies: &TrustedProxies,
+    ) -> bool {
+        if let Some(secure) = self.secure_origin {
+            return secure;
+        }
+        if peer.is_some_and(|peer| proxies.trusts(peer)) {
+            let proto = request
+                .x_forwarded_proto
+                .and_then(|value| value.split(',').next())
+                .or_else(|| {
+                    request
+                        .forwarded
+                        .iter()
+                        .find_map(|value| forwarded_proto(value))
+                });
+            if let Some(proto) = proto {
+                return proto.trim().eq_ignore_ascii_case("https");
+            }
+        }
+        if let Some(scheme) = request.scheme {
+            return scheme.trim().eq_ignore_ascii_case("https");
+        }
+        let direct = request.x_forwarded_for.is_empty() && request.forwarded.is_empty();
+        direct
+            && peer.is_some_and(|peer| crate::visitor::address::canonical(peer).is_loopback())
+            && request.host.is_some_and(is_loopback_host)
+    }
+
+    /// How a counted, person-looking request contradicts its agent, if it
+    /// does (`page_load`: it is a page load).
+    pub fn of_page(
+        &self,
+        request: &RequestView<'_>,
+        peer: Option<IpAddr>,
+        proxies: &TrustedProxies,
+        page_load: bool,
+    ) -> Option<Contradiction> {
+        contradiction_with(
+            self.reading(request),
+            request,
+            self.trustworthy(request, peer, proxies),
+            page_load,
+        )
+    }
+
+    /// How a request for one of the page's files contradicts its agent,
+    /// if it does: only the fetch metadata is asked of a file (the page
+    /// load carries the rest). The header test comes first: a browser's
+    /// file passes it without its agent being read.
+    pub fn of_file(
+        &self,
+        request: &RequestView<'_>,
+        peer: Option<IpAddr>,
+        proxies: &TrustedProxies,
+    ) -> Option<Contradiction> {
+        let contradicts = !has_fetch_metadata(request)
+            && self.trustworthy(request, peer, proxies)
+            && self
+                .reading(request)
+                .claim
+                .is_some_and(|claim| sends_fetch_metadata(&claim));
+        contradicts.then_some(Contradiction::NoFetchMetadata)
+    }
+}
+
 /// How a counted request contradicts its agent, if it does. `trustworthy`:
 /// the browser talked to an HTTPS or loopback origin (see
 /// [`Counter`](crate::Counter)); `page_load`: the request is a page load.
@@ -136,19 +261,6 @@ pub fn contradiction_with(
         return Some(Contradiction::NotHtml);
     }
     None
-}
-
-/// Whether a request for one of the page's files contradicts its agent
-/// (`claim`, what it claims): only the fetch metadata is asked of a file
-/// (the page load carries the rest).
-pub fn file_contradiction(
-    claim: Option<Claim>,
-    request: &RequestView<'_>,
-    trustworthy: bool,
-) -> bool {
-    trustworthy
-        && !has_fetch_metadata(request)
-        && claim.is_some_and(|claim| sends_fetch_metadata(&claim))
 }
 
 /// Whether a browser of this claim sends fetch metadata to a trustworthy
@@ -231,6 +343,65 @@ fn brand_list(list: &str) -> impl Iterator<Item = (&str, &str)> {
     })
 }
 
+/// Whether a public origin (`https://example.com`) is HTTPS; an origin
+/// that is not `http(s)://host[:port]` is an error that says so.
+fn secure_origin(origin: &str) -> Result<bool, String> {
+    let text = origin.trim();
+    let lower = text.to_ascii_lowercase();
+    let (secure, rest) = match (
+        lower.strip_prefix("https://"),
+        lower.strip_prefix("http://"),
+    ) {
+        (Some(rest), _) => (true, rest),
+        (None, Some(rest)) => (false, rest),
+        (None, None) => {
+            return Err(format!(
+                "'{text}' does not start with https:// or http://"
+            ));
+        }
+    };
+    let host = rest.strip_suffix('/').unwrap_or(rest);
+    let bare = !host.is_empty()
+        && !host.starts_with(':')
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b));
+    if !bare {
+        return Err(format!(
+            "'{text}' is not an origin: a scheme, a host and at most a port (https://example.com)"
+        ));
+    }
+    Ok(secure)
+}
+
+/// The `proto` of a `Forwarded` value's first element, if it names one.
+fn forwarded_proto(value: &str) -> Option<&str> {
+    let first = value.split(',').next()?;
+    first.split(';').find_map(|pair| {
+        let (name, value) = pair.split_once('=')?;
+        name.trim()
+            .eq_ignore_ascii_case("proto")
+            .then(|| value.trim().trim_matches('"'))
+    })
+}
+
+/// Whether a `Host` names this machine: `localhost` (or a name under it),
+/// `127.x.x.x` or `[::1]`, with or without a port.
+fn is_loopback_host(host: &str) -> bool {
+    let host = host.trim();
+    let name = if let Some(bracketed) = host.strip_prefix('[') {
+        bracketed.split(']').next().unwrap_or_default()
+    } else {
+        host.rsplit_once(':').map_or(host, |(name, _)| name)
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || name
+            .parse::<IpAddr>()
+            .is_ok_and(|address| address.is_loopback())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,9 +474,14 @@ mod tests {
             Some(Contradiction::NoClientHints)
         );
         assert_eq!(contradiction(&wget, false, true), None);
-        let claimed = Reading::of(&wget).claim;
-        assert!(file_contradiction(claimed, &wget, true));
-        assert!(!file_contradiction(claimed, &wget, false));
+        let proxies = TrustedProxies::default();
+        let https = Consistency::new(Some("https://example.com")).expect("an origin");
+        let http = Consistency::new(Some("http://example.com")).expect("an origin");
+        assert_eq!(
+            https.of_file(&wget, None, &proxies),
+            Some(Contradiction::NoFetchMetadata)
+        );
+        assert_eq!(http.of_file(&wget, None, &proxies), None);
         let firefox = view(
             "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
             &[],

@@ -29,9 +29,7 @@ use crate::request::classify::{
     Counted, Kind, KindReason, NavigationReport, RequestView, Skip, counted, is_page_load,
     is_prefetch, is_script, is_script_request, kind_of, navigation_report, shows_files,
 };
-use crate::request::consistency::{
-    Contradiction, contradiction_with, file_contradiction, has_fetch_metadata,
-};
+use crate::request::consistency::Contradiction;
 use crate::request::evidence::{BrowserEvidence, Evidence, Shape};
 use crate::request::mark::FilesMark;
 use crate::request::path::{answered_path, clean_path, query_of};
@@ -337,16 +335,12 @@ impl Counter {
             };
             // A file without the fetch metadata its browser sends is a
             // tool's (a browser's sends it: one header test).
-            if decision.shows_files
-                && !has_fetch_metadata(request)
-                && file_contradiction(
-                    self.rules.reading(request).claim,
-                    request,
-                    self.trustworthy(request, peer),
-                )
-            {
-                decision.shows_files = false;
-                decision.contradiction = Some(Contradiction::NoFetchMetadata);
+            if decision.shows_files {
+                decision.contradiction =
+                    self.rules
+                        .consistency
+                        .of_file(request, peer, &self.proxies);
+                decision.shows_files = decision.contradiction.is_none();
             }
             decision.shows_scripts &= decision.shows_files;
             if awaits && request.status.is_some() {
@@ -371,8 +365,9 @@ impl Counter {
         // Only a person-looking request can be an impostor's.
         let contradiction = (kind == Kind::Person)
             .then(|| {
-                let reading = self.rules.reading(request);
-                contradiction_with(reading, request, self.trustworthy(request, peer), page_load)
+                self.rules
+                    .consistency
+                    .of_page(request, peer, &self.proxies, page_load)
             })
             .flatten();
         let hit = Hit {
@@ -421,41 +416,6 @@ impl Counter {
         decision
     }
 
-    /// Whether the browser talked to a trustworthy origin (HTTPS, or
-    /// loopback), where browsers send client hints and fetch metadata: the
-    /// operator's [public origin](crate::RulesConfig::public_origin) if
-    /// given; else a trusted proxy's `X-Forwarded-Proto` or `Forwarded:
-    /// proto=`; else the scheme a log line holds; else a browser on this
-    /// machine that talked to a loopback host directly (no proxy's
-    /// forwarding header). Anything else is not known to be, and nothing
-    /// is inferred from a header's absence.
-    pub fn trustworthy(&self, request: &RequestView<'_>, peer: Option<IpAddr>) -> bool {
-        if let Some(secure) = self.rules.secure_origin {
-            return secure;
-        }
-        if peer.is_some_and(|peer| self.proxies.trusts(peer)) {
-            let proto = request
-                .x_forwarded_proto
-                .and_then(|value| value.split(',').next())
-                .or_else(|| {
-                    request
-                        .forwarded
-                        .iter()
-                        .find_map(|value| forwarded_proto(value))
-                });
-            if let Some(proto) = proto {
-                return proto.trim().eq_ignore_ascii_case("https");
-            }
-        }
-        if let Some(scheme) = request.scheme {
-            return scheme.trim().eq_ignore_ascii_case("https");
-        }
-        let direct = request.x_forwarded_for.is_empty() && request.forwarded.is_empty();
-        direct
-            && peer.is_some_and(|peer| crate::visitor::address::canonical(peer).is_loopback())
-            && request.host.is_some_and(is_loopback_host)
-    }
-
     /// What a counted request shows by itself: a page's script calling
     /// the site (the browser's fetch metadata says so), an HTTP/1.0 request
     /// line from a client (a proxy's own protocol says nothing of its
@@ -489,34 +449,6 @@ impl Counter {
         }
         evidence
     }
-}
-
-/// The `proto=` of a `Forwarded` value's first element.
-fn forwarded_proto(value: &str) -> Option<&str> {
-    let first = value.split(',').next()?;
-    first.split(';').find_map(|pair| {
-        let (name, value) = pair.split_once('=')?;
-        name.trim()
-            .eq_ignore_ascii_case("proto")
-            .then(|| value.trim().trim_matches('"'))
-    })
-}
-
-/// Whether a `Host` names this machine: `localhost` (or a name under it),
-/// `127.x.x.x` or `[::1]`, with or without a port.
-fn is_loopback_host(host: &str) -> bool {
-    let host = host.trim();
-    let name = if let Some(bracketed) = host.strip_prefix('[') {
-        bracketed.split(']').next().unwrap_or_default()
-    } else {
-        host.rsplit_once(':').map_or(host, |(name, _)| name)
-    };
-    let name = name.trim_end_matches('.').to_ascii_lowercase();
-    name == "localhost"
-        || name.ends_with(".localhost")
-        || name
-            .parse::<IpAddr>()
-            .is_ok_and(|address| address.is_loopback())
 }
 
 /// What a counted request was: a page load, a form post, a page's script

@@ -9,11 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::request::bot_class::BotClasses;
 use crate::request::bots::{BotPatterns, BotWordsError};
-use crate::request::classify::RequestView;
-use crate::request::consistency::Reading;
+use crate::request::consistency::Consistency;
 use crate::request::crawlers::Crawlers;
 use crate::request::evidence::BrowserEvidence;
-use crate::request::known_agents::KnownAgents;
 
 /// Why a set of rules could not be built.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -202,10 +200,9 @@ pub struct Rules {
     pub(crate) probes: AhoCorasick,
     pub(crate) classes: BotClasses,
     pub(crate) crawlers: std::sync::Arc<Crawlers>,
-    /// Whether [`RulesConfig::public_origin`] is HTTPS (`None`: not given).
-    pub(crate) secure_origin: Option<bool>,
-    /// The agents already read, with their hints (shared by clones).
-    readings: std::sync::Arc<KnownAgents<Reading>>,
+    /// Whether a request contradicts its agent, with the public origin's
+    /// scheme and the agents already read (shared by clones).
+    pub(crate) consistency: Consistency,
 }
 
 impl Rules {
@@ -222,11 +219,8 @@ impl Rules {
         {
             return Err(RulesError::ProbePathWithoutSlash);
         }
-        let secure_origin = config
-            .public_origin
-            .as_deref()
-            .map(secure_origin)
-            .transpose()?;
+        let consistency =
+            Consistency::new(config.public_origin.as_deref()).map_err(RulesError::PublicOrigin)?;
         let bots = BotPatterns::new(config.bot_words.clone())?;
         let probes = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
@@ -241,24 +235,8 @@ impl Rules {
             probes,
             classes,
             crawlers: std::sync::Arc::new(Crawlers::shipped()),
-            secure_origin,
-            readings: std::sync::Arc::new(KnownAgents::new()),
+            consistency,
         })
-    }
-
-    /// What a request's agent claims and whether its client hints agree,
-    /// read once per agent and hints and kept (a bounded set, keyed by a
-    /// hash of them: no text is kept).
-    pub fn reading(&self, request: &RequestView<'_>) -> Reading {
-        self.readings.get_or_parts(
-            &[
-                request.user_agent,
-                request.sec_ch_ua,
-                request.sec_ch_ua_mobile,
-                request.sec_ch_ua_platform,
-            ],
-            || Reading::of(request),
-        )
     }
 
     /// These rules, verifying claimed crawlers against `crawlers` instead
@@ -266,6 +244,11 @@ impl Rules {
     pub fn with_crawlers(mut self, crawlers: Crawlers) -> Self {
         self.crawlers = std::sync::Arc::new(crawlers);
         self
+    }
+
+    /// Whether a request contradicts its agent, as these rules decide it.
+    pub fn consistency(&self) -> &Consistency {
+        &self.consistency
     }
 
     /// The crawlers whose claims these rules verify.
@@ -306,36 +289,6 @@ impl Rules {
     }
 }
 
-/// Whether a public origin (`https://example.com`) is HTTPS; an origin
-/// that is not `http(s)://host[:port]` is an error that says so.
-fn secure_origin(origin: &str) -> Result<bool, RulesError> {
-    let text = origin.trim();
-    let lower = text.to_ascii_lowercase();
-    let (secure, rest) = match (
-        lower.strip_prefix("https://"),
-        lower.strip_prefix("http://"),
-    ) {
-        (Some(rest), _) => (true, rest),
-        (None, Some(rest)) => (false, rest),
-        (None, None) => {
-            return Err(RulesError::PublicOrigin(format!(
-                "'{text}' does not start with https:// or http://"
-            )));
-        }
-    };
-    let host = rest.strip_suffix('/').unwrap_or(rest);
-    let bare = !host.is_empty()
-        && !host.starts_with(':')
-        && host
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b));
-    if !bare {
-        return Err(RulesError::PublicOrigin(format!(
-            "'{text}' is not an origin: a scheme, a host and at most a port (https://example.com)"
-        )));
-    }
-    Ok(secure)
-}
 
 /// A path only scanners ask for, and whether the site's answer decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use crate::port::rows::{Batch, HourRow, Seen, VisitorDay};
 use crate::port::store::ActivityStore;
 use crate::request::bot_class::BotClass;
-use crate::request::classify::Kind;
+use crate::request::kind::Kind;
 use crate::request::evidence::{Evidence, FilesMark, Shape};
 use crate::request::hit::{Hit, StoreName};
 use crate::request::source::Source;

@@ -7,8 +7,17 @@
 //! words, so a link needs no escaping (and reads the same on the server
 //! and in the browser).
 
-use super::ChartChoice;
 use crate::span::Span;
+
+/// Which chart is shown.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ChartChoice {
+    /// Visitors per day, stacked by kind (the default).
+    #[default]
+    Kinds,
+    /// Requests per day, one line per store.
+    Stores,
+}
 
 /// One view of the tab.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

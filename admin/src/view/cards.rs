@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use super::Toggles;
+use super::toggles::{Toggles, toggle};
 use super::charts::ChartCard;
 use crate::chart;
 use crate::model::{
@@ -93,13 +93,13 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
             </div>
         </div>
         <ChartCard days lines=store_lines chart_choice=toggles.chart table=toggles.table host loopback_as_people />
-        <Show when=move || super::toggle(toggles.sources)>
+        <Show when=move || toggle(toggles.sources)>
             <div class="card-pair">
                 <SourcesCard rows=sources.clone() />
                 <WhereFromCard rows=countries.clone() />
             </div>
         </Show>
-        <Show when=move || super::toggle(toggles.funnel)>
+        <Show when=move || toggle(toggles.funnel)>
             <FunnelCard steps=funnel.clone() host />
         </Show>
         <BotsCard rows=bots />

@@ -8,7 +8,8 @@
 use chrono::NaiveDate;
 use leptos::prelude::*;
 
-use super::ChartChoice;
+use super::address::ChartChoice;
+use super::toggles::toggle;
 use crate::chart::{self, LegendMark};
 use crate::model::{DayKinds, Host, StoreLine, store_label};
 use crate::words::Setting;
@@ -43,19 +44,19 @@ pub(crate) fn ChartCard(
     });
     let svg = {
         let (days, dates, lines) = (days.clone(), dates.clone(), lines.clone());
-        Memo::new(move |_| match super::toggle(chart_choice) {
+        Memo::new(move |_| match toggle(chart_choice) {
             ChartChoice::Kinds => chart::stacked_kinds(&days, width.get()),
             ChartChoice::Stores => chart::store_lines(&dates, &lines, width.get()),
         })
     };
-    let label = move || match super::toggle(chart_choice) {
+    let label = move || match toggle(chart_choice) {
         ChartChoice::Kinds => {
             "Visitors per day, stacked: people, scanners and crawlers, the site's own reads"
         }
         ChartChoice::Stores => "Requests per day, one line per store",
     };
     let table_class = move || {
-        if super::toggle(table) {
+        if toggle(table) {
             "figures"
         } else {
             "figures visually-hidden"
@@ -63,7 +64,7 @@ pub(crate) fn ChartCard(
     };
     let legend = {
         let lines = lines.clone();
-        move || match super::toggle(chart_choice) {
+        move || match toggle(chart_choice) {
             ChartChoice::Kinds => chart::kinds_legend(),
             ChartChoice::Stores => chart::store_legend(&lines),
         }
@@ -101,7 +102,7 @@ pub(crate) fn ChartCard(
                 }}
             </figcaption>
             <div class=table_class>
-                {move || match super::toggle(chart_choice) {
+                {move || match toggle(chart_choice) {
                     ChartChoice::Kinds => kinds_table_view(&kinds_table).into_any(),
                     ChartChoice::Stores => lines_table_view(&lines_table.0, &lines_table.1).into_any(),
                 }}

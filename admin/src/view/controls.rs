@@ -10,20 +10,10 @@ use leptos::web_sys::{FormData, HtmlFormElement, UrlSearchParams};
 use leptos_router::NavigateOptions;
 use leptos_router::hooks::use_navigate;
 
-use super::Toggles;
-use super::address::Address;
+use super::address::{Address, ChartChoice};
+use super::toggles::Toggles;
 use crate::model::RANGES;
 use crate::span::Span;
-
-/// Which chart is shown.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ChartChoice {
-    /// Visitors per day, stacked by kind (the default).
-    #[default]
-    Kinds,
-    /// Requests per day, one line per store.
-    Stores,
-}
 
 /// Space on a link that acts as a button presses it (Enter already does).
 fn space_presses(event: leptos::ev::KeyboardEvent) {

@@ -121,7 +121,7 @@ pub struct ServeArgs {
     pub admin: AdminArgs,
 
     #[command(flatten)]
-    pub connections: crate::serving::connections::ConnectionArgs,
+    pub connections: crate::config::connection_args::ConnectionArgs,
 
     /// Also read the demo store (a made-up history in the store named
     /// `demo`, beside the site's own), loading it first as `whocomes demo`

@@ -10,7 +10,10 @@ use std::sync::Arc;
 use activity::address::{ForwardedHeader, TrustedProxies};
 use activity::evidence::BrowserEvidence;
 use activity::past::{FromSeed, PastKeys};
+use activity::crawlers::Crawlers;
 use activity::{Counter, Rules, RulesConfig, StoreName, TokenKeys, VisitorKey};
+use whocomes::KeyScheme;
+use whocomes::keys::KeyError;
 
 use crate::commands::import_keys::ImportDayKeys;
 use anyhow::Context as _;
@@ -72,8 +75,13 @@ pub struct CountingArgs {
     /// (kept in DATA_DIR/day-keys; `--key` only seeds it on first start).
     /// `static`: one key for every day, as first designed — whoever holds
     /// it can remake any day's tokens.
-    #[arg(long, env = "WHOCOMES_TOKEN_KEYS", value_enum, default_value = "day")]
-    pub token_keys: TokenKeyScheme,
+    #[arg(
+        long,
+        env = "WHOCOMES_TOKEN_KEYS",
+        default_value = "day",
+        value_parser = clap::builder::TypedValueParser::try_map(clap::builder::PossibleValuesParser::new(["day", "static"]), |text| text.parse::<KeyScheme>())
+    )]
+    pub token_keys: KeyScheme,
 
     /// What a person-looking visitor-day must show to count as people.
     /// `files` (default): it fetched one of the page's own files (stylesheet,
@@ -129,16 +137,7 @@ fn parse_browser_evidence(text: &str) -> Result<BrowserEvidence, String> {
     text.parse()
 }
 
-/// How tokens are keyed (see `--token-keys`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum TokenKeyScheme {
-    /// A key per day, forgotten after the next day.
-    Day,
-    /// One key for every day.
-    Static,
-}
-
-pub use whocomes::keys::{SiteKeys, random_key};
+pub use whocomes::keys::random_key;
 
 /// A CIDR range, or a single address (as /32 or /128).
 fn parse_network(text: &str) -> Result<IpNet, String> {
@@ -177,8 +176,17 @@ fn parse_store_name(text: &str) -> Result<StoreName, String> {
 }
 
 impl CountingArgs {
-    /// The rules these flags describe.
+    /// The rules these flags describe (with the crawler ranges read).
     pub fn rules(&self) -> anyhow::Result<Rules> {
+        let rules = Rules::new(self.rules_config()?).context("the counting rules are not valid")?;
+        Ok(match self.crawlers()? {
+            Some(crawlers) => rules.with_crawlers(crawlers),
+            None => rules,
+        })
+    }
+
+    /// The rules' settings these flags give (the crawler ranges apart).
+    pub fn rules_config(&self) -> anyhow::Result<RulesConfig> {
         let mut config = RulesConfig {
             self_read_mark: self.self_read_mark.clone(),
             site_hosts: self
@@ -210,75 +218,50 @@ impl CountingArgs {
         config
             .api_prefixes
             .extend(self.api_prefixes.iter().cloned());
-        let rules = Rules::new(config).context("the counting rules are not valid")?;
-        match &self.crawler_ranges {
-            None => Ok(rules),
-            Some(path) => {
-                let text = std::fs::read_to_string(path).with_context(|| {
-                    format!(
-                        "--crawler-ranges (WHOCOMES_CRAWLER_RANGES): cannot read {}",
-                        path.display()
-                    )
-                })?;
-                let crawlers = activity::crawlers::Crawlers::parse(&text).with_context(|| {
-                    format!(
-                        "--crawler-ranges (WHOCOMES_CRAWLER_RANGES) {}",
-                        path.display()
-                    )
-                })?;
-                Ok(rules.with_crawlers(crawlers))
-            }
-        }
+        Ok(config)
+    }
+
+    /// The crawler ranges of `--crawler-ranges`, read and parsed (`None`:
+    /// the ranges built in).
+    pub fn crawlers(&self) -> anyhow::Result<Option<Crawlers>> {
+        let Some(path) = &self.crawler_ranges else {
+            return Ok(None);
+        };
+        let text = std::fs::read_to_string(path).with_context(|| {
+            format!(
+                "--crawler-ranges (WHOCOMES_CRAWLER_RANGES): cannot read {}",
+                path.display()
+            )
+        })?;
+        let crawlers = Crawlers::parse(&text).with_context(|| {
+            format!(
+                "--crawler-ranges (WHOCOMES_CRAWLER_RANGES) {}",
+                path.display()
+            )
+        })?;
+        Ok(Some(crawlers))
     }
 
     /// The key given with `--key` or `--key-file`, else the one in
     /// `data_dir` (made on first run); `None` when neither was given and
     /// there is no data folder to keep one in.
     pub fn site_key(&self, data_dir: Option<&Path>) -> anyhow::Result<Option<VisitorKey>> {
-        if self.key.is_none() && self.key_file.is_none() && data_dir.is_none() {
+        let seed = self.seed()?;
+        if seed.is_none() && data_dir.is_none() {
             return Ok(None);
         }
-        let data_dir = data_dir.unwrap_or(Path::new("."));
-        whocomes::keys::site_key::site_key(self.key.as_deref(), self.key_file.as_deref(), data_dir)
-            .map(Some)
+        whocomes::keys::site_key::site_key(seed, data_dir.unwrap_or(Path::new("."))).map(Some)
     }
 
-    /// The keys these flags describe. With a data folder, day keys are
-    /// kept there (or the static key is read or made there); without one,
-    /// day keys live in memory, seeded from `--key`, and `None` means no
-    /// key was given at all.
-    pub fn site_keys(&self, data_dir: Option<&Path>) -> anyhow::Result<Option<SiteKeys>> {
-        if self.token_keys == TokenKeyScheme::Static {
-            return Ok(self.site_key(data_dir)?.map(|key| SiteKeys {
-                keys: TokenKeys::Static(key),
-                kept: None,
-            }));
-        }
-        whocomes::keys::live_day_keys(self.seed()?, data_dir)
-    }
-
-    /// The seed given with `--key` or `--key-file`, if any.
-    fn seed(&self) -> anyhow::Result<Option<Vec<u8>>> {
-        Ok(match (&self.key, &self.key_file) {
-            (Some(_), Some(_)) => anyhow::bail!(
-                "give the key once: --key (WHOCOMES_KEY) or --key-file (WHOCOMES_KEY_FILE)"
-            ),
-            (Some(text), None) => {
-                anyhow::ensure!(
-                    !text.is_empty(),
-                    "--key (WHOCOMES_KEY) is empty: give the site's secret key, or leave it out to have one made in the data folder"
-                );
-                Some(text.as_bytes().to_vec())
-            }
-            (None, Some(file)) => Some(read_key_bytes(file)?),
-            (None, None) => None,
-        })
-    }
-
-    /// Whether the key given (`--key`, `--key-file`) can be used: not
-    /// empty, its file readable. Nothing is made.
-    pub fn check_key(&self) -> anyhow::Result<()> {
-        self.seed().map(drop)
+    /// The seed given with `--key` or `--key-file`, if any, read and
+    /// checked by the library (one reader of a key file); its errors in
+    /// the flags' words.
+    pub fn seed(&self) -> anyhow::Result<Option<Vec<u8>>> {
+        whocomes::keys::given_seed(
+            self.key.as_deref().map(str::as_bytes),
+            self.key_file.as_deref(),
+        )
+        .map_err(key_words)
     }
 
     /// The keys an import (or the demo) counts with: every day, whichever,
@@ -289,7 +272,7 @@ impl CountingArgs {
     /// while that day's visitor rows live (`keep_days`). With a static key,
     /// that key.
     pub fn import_keys(&self, data_dir: &Path, keep_days: u32) -> anyhow::Result<TokenKeys> {
-        if self.token_keys == TokenKeyScheme::Static {
+        if self.token_keys == KeyScheme::Static {
             let key = self
                 .site_key(Some(data_dir))?
                 .context("a static key is always given or made in the data folder")?;
@@ -310,7 +293,7 @@ impl CountingArgs {
     /// right key), or the static key given. `None` when no key was given:
     /// then there is no token to show.
     pub fn explain_keys(&self) -> anyhow::Result<Option<TokenKeys>> {
-        if self.token_keys == TokenKeyScheme::Static {
+        if self.token_keys == KeyScheme::Static {
             return Ok(self.site_key(None)?.map(TokenKeys::Static));
         }
         self.seed()?
@@ -338,20 +321,15 @@ impl CountingArgs {
     }
 }
 
-fn read_key_bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
-    let mut bytes = std::fs::read(path).with_context(|| {
-        format!(
-            "--key-file (WHOCOMES_KEY_FILE): cannot read {}",
-            path.display()
-        )
-    })?;
-    if bytes.last() == Some(&b'\n') {
-        bytes.pop();
+/// A key that cannot be used, in the words of the flags that gave it.
+pub fn key_words(error: KeyError) -> anyhow::Error {
+    match error {
+        KeyError::Twice => anyhow::anyhow!(
+            "give the key once: --key (WHOCOMES_KEY) or --key-file (WHOCOMES_KEY_FILE)"
+        ),
+        KeyError::Empty => anyhow::anyhow!(
+            "--key (WHOCOMES_KEY) is empty: give the site's secret key, or leave it out to have one made in the data folder"
+        ),
+        other => anyhow::anyhow!("--key-file (WHOCOMES_KEY_FILE): {other}"),
     }
-    anyhow::ensure!(
-        !bytes.is_empty(),
-        "--key-file (WHOCOMES_KEY_FILE): {} is empty",
-        path.display()
-    );
-    Ok(bytes)
 }

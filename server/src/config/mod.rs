@@ -1,11 +1,11 @@
 //! What the operator says: the flags and variables of every command, and what
-//! each group of them builds (a counter, the stores, the tab's settings, the
-//! data folder, logging).
+//! each group of them builds: for `serve`, one `whocomes::Builder`
+//! ([`to_builder`]); for the other commands, a counter, a store, logging.
 
 pub mod admin_args;
 pub mod cli;
+pub mod connection_args;
 pub mod counting;
-pub mod data_folder;
-pub mod preflight;
 pub mod storage;
 pub mod telemetry;
+pub mod to_builder;

@@ -1,6 +1,8 @@
-//! Where activity is kept: the store flags of `serve`, and opening the store
-//! they describe. A store that cannot be opened becomes the null store with
-//! the reason, so the site serves on and the Admin tab can say why.
+//! Where activity is kept: the store flags of every command, and how hits
+//! are queued and written. `serve` hands them to the `whocomes` builder
+//! (`to_builder.rs`); the commands that read a store and stop open it once
+//! here. Which schemes a URL may have, and the default URL, are the
+//! library's (`whocomes::stores`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -126,11 +128,7 @@ fn parse_read_store(text: &str) -> Result<ReadStore, String> {
         .ok_or_else(|| "expected NAME=URL, e.g. eu=postgres://host/db".to_owned())?;
     let name = StoreName::parse(name.trim()).map_err(|error| error.to_string())?;
     let url = url.trim();
-    if !(url.starts_with("sqlite:")
-        || url.starts_with("postgres://")
-        || url.starts_with("postgresql://")
-        || activity_cosmos::Location::is_cosmos(url))
-    {
+    if StoreKind::of(url).is_none() {
         return Err(format!(
             "the URL must start with {}",
             whocomes::stores::SCHEMES
@@ -145,11 +143,12 @@ fn parse_read_store(text: &str) -> Result<ReadStore, String> {
 pub use whocomes::stores::StoreKind;
 
 impl StoreArgs {
-    /// The store URL: the one given, or the SQLite file in the data folder.
+    /// The store URL: the one given, or the library's default (the
+    /// SQLite file in the data folder).
     pub fn url(&self) -> String {
         self.store_url
             .clone()
-            .unwrap_or_else(|| format!("sqlite://{}", self.data_dir.join("activity.db").display()))
+            .unwrap_or_else(|| whocomes::stores::default_url(&self.data_dir))
     }
 
     /// The kind of store the URL names (`None`: a scheme whocomes does not know).
@@ -171,29 +170,9 @@ impl StoreArgs {
         whocomes::stores::open_once(&self.url(), name, self.retention()).await
     }
 
-    /// Opens the stores read besides this one (each as [`open`](Self::open) does).
-    pub async fn open_read_stores(&self) -> Vec<Arc<dyn ActivityStore>> {
-        let mut stores = Vec::with_capacity(self.read_stores.len());
-        for read in &self.read_stores {
-            let args = StoreArgs {
-                store_url: Some(read.url.clone()),
-                read_stores: Vec::new(),
-                ..self.clone()
-            };
-            stores.push(args.open(read.name.clone()).await);
-        }
-        stores
-    }
-
     /// The store's name: the one given, or the kind of store.
     pub fn store_name(&self) -> anyhow::Result<StoreName> {
         self.name
             .or(self.kind().map_or("sqlite", StoreKind::default_name))
-    }
-
-    /// Opens the store for a site that serves on whatever the store does
-    /// (see [`whocomes::stores::open`]: reconnecting, a SQLite file watched).
-    pub async fn open(&self, name: StoreName) -> Arc<dyn ActivityStore> {
-        whocomes::stores::open(&self.url(), name, self.retention()).await
     }
 }

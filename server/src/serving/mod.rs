@@ -3,7 +3,6 @@
 
 mod api;
 pub mod body_limit;
-pub mod connections;
 pub mod headers;
 pub mod precompress;
 pub mod revalidate;

@@ -9,7 +9,7 @@ pub mod day_keys;
 pub mod private_file;
 pub mod site_key;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use activity::past::{FromSeed, PastKeys};
@@ -27,6 +27,89 @@ pub struct SiteKeys {
     pub keys: TokenKeys,
     /// The day keys kept in the data folder.
     pub kept: Option<KeptDayKeys>,
+}
+
+/// How a site's tokens are keyed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeyScheme {
+    /// A key per day, made one way from the day before's and forgotten
+    /// after the next day (kept in `DATA_DIR/day-keys`; the key given only
+    /// seeds it on the first start).
+    #[default]
+    Day,
+    /// One key for every day, as first designed: whoever holds it can
+    /// remake any day's tokens (the key given, else `DATA_DIR/key`).
+    Static,
+}
+
+impl std::str::FromStr for KeyScheme {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "day" => Ok(Self::Day),
+            "static" => Ok(Self::Static),
+            other => Err(format!("{other:?} is not a key scheme: day or static")),
+        }
+    }
+}
+
+/// Why the key given cannot be used. The words never hold the key.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyError {
+    /// Both a key and a key file were given.
+    #[error("give the key once: as text or as a file, not both")]
+    Twice,
+    /// The key given as text is empty.
+    #[error("the key is empty")]
+    Empty,
+    /// The key file cannot be read.
+    #[error("cannot read {}: {why}", .path.display())]
+    Unreadable {
+        /// The key file.
+        path: PathBuf,
+        /// The system's words.
+        why: String,
+    },
+    /// The key file holds nothing but (at most) a newline.
+    #[error("{} is empty", .0.display())]
+    EmptyFile(PathBuf),
+}
+
+/// The key an operator gave, as bytes (a `--key`'s text is its UTF-8
+/// bytes) or as a file (its bytes, one trailing newline dropped), checked:
+/// not both, not empty, the file readable. `None`: none was given.
+pub fn given_seed(key: Option<&[u8]>, file: Option<&Path>) -> Result<Option<Vec<u8>>, KeyError> {
+    match (key, file) {
+        (Some(_), Some(_)) => Err(KeyError::Twice),
+        (Some([]), None) => Err(KeyError::Empty),
+        (Some(key), None) => Ok(Some(key.to_vec())),
+        (None, Some(file)) => site_key::read_key_file(file).map(Some),
+        (None, None) => Ok(None),
+    }
+}
+
+/// The keys a live site counts with, by `scheme`: day keys (see
+/// [`live_day_keys`]), or the static key (`seed`, else the one kept in
+/// `data_dir`, made on the first start). `None` when no key was given and
+/// there is no data folder to keep one in.
+pub fn live_keys(
+    scheme: KeyScheme,
+    seed: Option<Vec<u8>>,
+    data_dir: Option<&Path>,
+) -> anyhow::Result<Option<SiteKeys>> {
+    match scheme {
+        KeyScheme::Day => live_day_keys(seed, data_dir),
+        KeyScheme::Static if seed.is_none() && data_dir.is_none() => Ok(None),
+        KeyScheme::Static => Ok(Some(SiteKeys {
+            keys: TokenKeys::Static(site_key::site_key(
+                seed,
+                data_dir.unwrap_or(Path::new(".")),
+            )?),
+            kept: None,
+        })),
+    }
 }
 
 /// Day keys for a live site. With a data folder they are kept there

@@ -1,6 +1,7 @@
-//! The site's secret key: given as text, read from a file, or made once.
+//! The site's secret key: given (as text, or read from a key file by
+//! [`read_key_file`], the one reader of a key file), or made once.
 //!
-//! Order: `--key` (its UTF-8 bytes), else `--key-file` (the file's bytes,
+//! Order: the key given (`--key`'s UTF-8 bytes, or `--key-file`'s bytes
 //! without one trailing newline), else `DATA_DIR/key`, created on first run
 //! with 32 random bytes kept as 64 hex digits and a newline, owner-only. The
 //! key is never logged; only the path of a generated key file is.
@@ -15,22 +16,18 @@ use std::path::{Path, PathBuf};
 use activity::VisitorKey;
 use anyhow::Context as _;
 
+use crate::keys::KeyError;
+
 /// The file in the data folder a generated key is kept in.
 pub fn key_path(data_dir: &Path) -> PathBuf {
     data_dir.join("key")
 }
 
-/// The site's key, by the order above.
-pub fn site_key(
-    text: Option<&str>,
-    file: Option<&Path>,
-    data_dir: &Path,
-) -> anyhow::Result<VisitorKey> {
-    if let Some(text) = text {
-        return VisitorKey::from_text(text).context("--key / WHOCOMES_KEY");
-    }
-    if let Some(file) = file {
-        return read_key(file);
+/// The site's key, by the order above: `given` (the key's bytes, from
+/// [`given_seed`](crate::keys::given_seed)), else the generated one.
+pub fn site_key(given: Option<Vec<u8>>, data_dir: &Path) -> anyhow::Result<VisitorKey> {
+    if let Some(bytes) = given {
+        return VisitorKey::from_bytes(bytes).context("the key given is empty");
     }
     let path = key_path(data_dir);
     if path.exists() {
@@ -61,14 +58,20 @@ pub fn read_generated_key(path: &Path) -> anyhow::Result<Vec<u8>> {
 /// How many random bytes a generated key has.
 const GENERATED_BYTES: usize = 32;
 
-fn read_key(path: &Path) -> anyhow::Result<VisitorKey> {
-    let mut bytes = std::fs::read(path)
-        .with_context(|| format!("cannot read the key file {}", path.display()))?;
+/// A key file's bytes, one trailing newline dropped; refused if it
+/// cannot be read or holds nothing else.
+pub fn read_key_file(path: &Path) -> Result<Vec<u8>, KeyError> {
+    let mut bytes = std::fs::read(path).map_err(|error| KeyError::Unreadable {
+        path: path.to_owned(),
+        why: error.to_string(),
+    })?;
     if bytes.last() == Some(&b'\n') {
         bytes.pop();
     }
-    VisitorKey::from_bytes(bytes)
-        .with_context(|| format!("the key file {} is empty", path.display()))
+    if bytes.is_empty() {
+        return Err(KeyError::EmptyFile(path.to_owned()));
+    }
+    Ok(bytes)
 }
 
 fn create_key(path: &Path) -> anyhow::Result<VisitorKey> {
@@ -109,7 +112,7 @@ mod tests {
     fn a_generated_key_is_kept_private_and_reused() {
         let folder = tempfile::tempdir().expect("a temporary folder");
         let data = folder.path().join("data");
-        site_key(None, None, &data).expect("a key is made");
+        site_key(None, &data).expect("a key is made");
         let path = key_path(&data);
         let first = std::fs::read(&path).expect("the key file");
         assert_eq!(first.len(), 65, "64 hex digits and a newline");
@@ -122,7 +125,7 @@ mod tests {
                 .mode();
             assert_eq!(mode & 0o777, 0o600);
         }
-        site_key(None, None, &data).expect("the key is read back");
+        site_key(None, &data).expect("the key is read back");
         assert_eq!(
             std::fs::read(&path).expect("the key file"),
             first,
@@ -145,12 +148,12 @@ mod tests {
         let token = activity::token::visitor_token(&made, day, ip);
         assert_eq!(read_generated_key(&key_path(&data)).expect("read"), bytes);
         for _ in 0..2 {
-            let again = site_key(None, None, &data).expect("read back");
+            let again = site_key(None, &data).expect("read back");
             assert_eq!(activity::token::visitor_token(&again, day, ip), token);
         }
         // The raw form of earlier versions: 32 bytes, the last one 0x0A.
         std::fs::write(key_path(&data), bytes).expect("written");
-        let legacy = site_key(None, None, &data).expect("read back");
+        let legacy = site_key(None, &data).expect("read back");
         assert_eq!(activity::token::visitor_token(&legacy, day, ip), token);
     }
 
@@ -159,8 +162,9 @@ mod tests {
         let folder = tempfile::tempdir().expect("a temporary folder");
         let file = folder.path().join("key.txt");
         std::fs::write(&file, "secret\n").expect("written");
-        let from_file = site_key(None, Some(&file), folder.path()).expect("a key");
-        let from_text = site_key(Some("secret"), None, folder.path()).expect("a key");
+        let read = read_key_file(&file).expect("read");
+        let from_file = site_key(Some(read), folder.path()).expect("a key");
+        let from_text = site_key(Some(b"secret".to_vec()), folder.path()).expect("a key");
         let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 29).expect("a day");
         let ip = "203.0.113.7".parse().ok();
         assert_eq!(
@@ -168,7 +172,7 @@ mod tests {
             activity::token::visitor_token(&from_text, day, ip)
         );
         std::fs::write(&file, "\n").expect("written");
-        let error = site_key(None, Some(&file), folder.path()).expect_err("empty");
-        assert!(format!("{error:#}").contains("is empty"));
+        let error = read_key_file(&file).expect_err("empty");
+        assert!(error.to_string().contains("is empty"), "{error}");
     }
 }

@@ -60,6 +60,12 @@ impl StoreKind {
     }
 }
 
+/// The store a site keeps its activity in unless told otherwise: the
+/// SQLite file `activity.db` in its data folder.
+pub fn default_url(data_dir: &std::path::Path) -> String {
+    format!("sqlite://{}", data_dir.join("activity.db").display())
+}
+
 /// The kind of store `url` names, if it is a store URL whocomes can open
 /// as written: a known scheme, and an address its engine can read. Nothing
 /// is opened or connected to; the words never hold the URL.

@@ -8,7 +8,7 @@ use std::fmt;
 
 use activity::{Counted, Decision, Kind, Skip};
 
-use super::logline::LineError;
+use activity::logline::LineError;
 
 /// How many malformed lines are listed by number.
 pub const LISTED: usize = 5;

@@ -1,5 +1,6 @@
 //! Accepting connections on the open internet: how many may be open at
-//! once, how long a client may take, and stopping without waiting forever.
+//! once, how long a client may take, and stopping without waiting forever
+//! ([`ConnectionLimits`], [`serve`]). The binary's flags name each limit:
 //!
 //! - `--max-connections`: beyond it a new connection gets a quick `503`
 //!   (`Retry-After: 1`, then closed) and is counted; the others are served
@@ -24,7 +25,6 @@ use std::time::Duration;
 use admin::server::ConnectionStats;
 use axum::Router;
 use axum::extract::ConnectInfo;
-use clap::Args;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
@@ -35,44 +35,34 @@ use tokio::sync::Semaphore;
 use tokio_io_timeout::TimeoutStream;
 use tower_http::timeout::RequestBodyTimeoutLayer;
 
-/// How connections are limited (`serve`).
-#[derive(Clone, Debug, Args)]
-pub struct ConnectionArgs {
+/// How connections are limited: the binary's `--max-connections`,
+/// `--header-timeout`, `--request-timeout` and `--idle-timeout`, and the
+/// builder's [`connection_limits`](crate::Builder::connection_limits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnectionLimits {
     /// The most connections open at once; beyond it a new one gets a quick
-    /// 503 and is closed (and counted on the Admin tab).
-    #[arg(long, env = "WHOCOMES_MAX_CONNECTIONS", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    /// 503 and is closed (and counted on the Admin tab). At least 1.
     pub max_connections: u32,
-
-    /// Seconds a client may take to send a request's line and headers,
+    /// How long a client may take to send a request's line and headers,
     /// from when the connection is ready for it (for a kept-alive
     /// connection: from the end of the previous answer).
-    #[arg(long, env = "WHOCOMES_HEADER_TIMEOUT", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
-    pub header_timeout: u64,
-
-    /// Seconds a request may take, its body included, before it is answered 408.
-    #[arg(long, env = "WHOCOMES_REQUEST_TIMEOUT", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
-    pub request_timeout: u64,
-
-    /// Seconds a connection may stay open with no byte moving either way.
-    #[arg(long, env = "WHOCOMES_IDLE_TIMEOUT", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
-    pub idle_timeout: u64,
+    pub header_timeout: Duration,
+    /// How long a request may take, its body included, before it is
+    /// answered 408.
+    pub request_timeout: Duration,
+    /// How long a connection may stay open with no byte moving either way.
+    pub idle_timeout: Duration,
 }
 
-impl Default for ConnectionArgs {
+impl Default for ConnectionLimits {
+    /// 1024 connections; 10 s for the headers, 30 s for the request, 60 s idle.
     fn default() -> Self {
         Self {
             max_connections: 1024,
-            header_timeout: 10,
-            request_timeout: 30,
-            idle_timeout: 60,
+            header_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(60),
         }
-    }
-}
-
-impl ConnectionArgs {
-    /// The request timeout as a duration.
-    pub fn request_timeout(&self) -> Duration {
-        Duration::from_secs(self.request_timeout)
     }
 }
 
@@ -88,7 +78,7 @@ const BUSY_WRITE: Duration = Duration::from_secs(1);
 pub async fn serve(
     listener: TcpListener,
     router: Router,
-    limits: &ConnectionArgs,
+    limits: &ConnectionLimits,
     stats: Arc<ConnectionStats>,
     stop: impl Future<Output = ()>,
     grace: Duration,
@@ -97,10 +87,10 @@ pub async fn serve(
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(Duration::from_secs(limits.header_timeout));
+        .header_read_timeout(limits.header_timeout);
     let graceful = GracefulShutdown::new();
-    let idle = Duration::from_secs(limits.idle_timeout);
-    let request_timeout = limits.request_timeout();
+    let idle = limits.idle_timeout;
+    let request_timeout = limits.request_timeout;
     let mut accept_errors: u64 = 0;
     tokio::pin!(stop);
     loop {

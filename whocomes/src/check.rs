@@ -1,0 +1,147 @@
+//! The one preflight: [`Builder::check`] reads every setting that can be
+//! wrong as written — the store URLs and names, the key given, the tab's
+//! path, the rules, the funnel, an empty password, a private tab nobody
+//! can sign in to, a connection limit of zero — and refuses the first that is, before anything is written: no
+//! data folder, day key, migration or `serving-PID` mark. A store that is
+//! well-formed but cannot be reached is not checked here: that is a state
+//! the site serves through (the store is tried again). What it returns,
+//! [`Checked`], is all the start needs, read once.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use activity::address::TrustedProxies;
+use activity::recording::RecorderConfig;
+use activity::store::Retention;
+use activity::{Rules, RulesConfig, StoreName};
+use admin::server::AdminConfig;
+
+use crate::connections::ConnectionLimits;
+use crate::keys::KeyScheme;
+use crate::{BuildError, Builder};
+
+/// Settings checked by [`Builder::check`], ready to
+/// [`build`](Self::build). Nothing has been written yet.
+#[must_use]
+pub struct Checked {
+    pub(crate) data_dir: PathBuf,
+    pub(crate) store_url: String,
+    pub(crate) store_name: StoreName,
+    pub(crate) read_stores: Vec<(StoreName, String)>,
+    pub(crate) seed: Option<Vec<u8>>,
+    pub(crate) key_scheme: KeyScheme,
+    pub(crate) rules: Rules,
+    pub(crate) proxies: TrustedProxies,
+    pub(crate) recorder: RecorderConfig,
+    pub(crate) retention: Retention,
+    pub(crate) counting: bool,
+    pub(crate) tab: AdminConfig,
+    pub(crate) limits: ConnectionLimits,
+    pub(crate) metrics_addr: Option<SocketAddr>,
+}
+
+impl std::fmt::Debug for Checked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never a URL, the key or the password.
+        f.debug_struct("Checked")
+            .field("data_dir", &self.data_dir)
+            .field("store_name", &self.store_name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Checked {
+    /// The URL of the store hits are written to (it may hold a password:
+    /// never log it).
+    pub fn store_url(&self) -> &str {
+        &self.store_url
+    }
+
+    /// The name the site's rows are kept under.
+    pub fn store_name(&self) -> &StoreName {
+        &self.store_name
+    }
+}
+
+impl Builder {
+    /// The one preflight: checks every setting, reads the key file, and
+    /// makes the rules, without touching the data folder or any store.
+    pub fn check(self) -> Result<Checked, BuildError> {
+        let tab_path = admin::server::check_path(&self.tab_path)
+            .map_err(|_| BuildError::TabPath(self.tab_path.clone()))?;
+        let store_url = self
+            .store_url
+            .unwrap_or_else(|| crate::stores::default_url(&self.data_dir));
+        let kind = crate::stores::check_url(&store_url).map_err(BuildError::StoreUrl)?;
+        let store_name = parse_name(self.store_name.as_deref().unwrap_or(kind.default_name()))?;
+        let read_stores = self
+            .read_stores
+            .into_iter()
+            .map(|(name, url)| {
+                crate::stores::check_url(&url).map_err(|why| BuildError::ReadStoreUrl {
+                    name: name.clone(),
+                    why,
+                })?;
+                Ok((parse_name(&name)?, url))
+            })
+            .collect::<Result<Vec<_>, BuildError>>()?;
+        let demo = self.demo_store.as_deref().map(parse_name).transpose()?;
+        let seed = crate::keys::given_seed(self.key.as_deref(), self.key_file.as_deref())?;
+        let proxies = TrustedProxies::new(self.proxies, self.forwarded_header);
+        let rules = Rules::new(RulesConfig {
+            admin_path: tab_path.clone(),
+            ..self.rules
+        })?;
+        let rules = match self.crawlers {
+            Some(crawlers) => rules.with_crawlers(crawlers),
+            None => rules,
+        };
+        for (limit, zero) in [
+            ("max_connections", self.limits.max_connections == 0),
+            ("header_timeout", self.limits.header_timeout.is_zero()),
+            ("request_timeout", self.limits.request_timeout.is_zero()),
+            ("idle_timeout", self.limits.idle_timeout.is_zero()),
+        ] {
+            if zero {
+                return Err(BuildError::ConnectionLimit(limit));
+            }
+        }
+        if self.private && self.password.is_none() {
+            return Err(BuildError::Private);
+        }
+        let tab = AdminConfig {
+            password: self.password,
+            private: self.private,
+            proxies: proxies.clone(),
+            funnel: self.funnel,
+            demo,
+            path: Some(tab_path),
+            host: self.host,
+            loopback_as_people: !rules.config().loopback_is_self,
+            bundle: self.bundle,
+            ..AdminConfig::default()
+        };
+        tab.check()?;
+        Ok(Checked {
+            data_dir: self.data_dir,
+            store_url,
+            store_name,
+            read_stores,
+            seed,
+            key_scheme: self.key_scheme,
+            rules,
+            proxies,
+            recorder: self.recorder,
+            retention: self.retention,
+            counting: self.counting,
+            tab,
+            limits: self.limits,
+            metrics_addr: self.metrics_addr,
+        })
+    }
+}
+
+/// A store's name, or the error that names it.
+fn parse_name(name: &str) -> Result<StoreName, BuildError> {
+    StoreName::parse(name).map_err(|_| BuildError::StoreName(name.to_owned()))
+}
