@@ -18,6 +18,17 @@ wasm_bindgen_version() {
   awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock"
 }
 
+# Leptos's `--cfg erase_components` is set in one place, .cargo/config.toml
+# ([build] rustflags), which every cargo command here reads; cargo-leptos
+# sets the same through RUSTFLAGS on its debug builds. A RUSTFLAGS of the
+# caller's would replace that line (or be doubled by cargo-leptos), and
+# build a server and a bundle that disagree (the page then never hydrates):
+# it is said and left out.
+if [ -n "${RUSTFLAGS:-}" ]; then
+  printf '    RUSTFLAGS=%q is left out: the build flags are in .cargo/config.toml\n' "$RUSTFLAGS" >&2
+  unset RUSTFLAGS
+fi
+
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 note() { printf '    %s\n' "$*"; }
 fail() { printf '\033[31mxx  %s\033[0m\n' "$*" >&2; exit 1; }

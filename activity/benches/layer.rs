@@ -179,10 +179,10 @@ impl ActivityStore for Discard {
     ) -> Result<(), StoreError> {
         Ok(())
     }
-    async fn note(&self, _name: &str) -> Result<Option<String>, StoreError> {
+    async fn cached(&self, _name: &str) -> Result<Option<String>, StoreError> {
         Ok(None)
     }
-    async fn keep_note(&self, _name: &str, _body: &str) -> Result<(), StoreError> {
+    async fn keep_cached(&self, _name: &str, _body: &str) -> Result<(), StoreError> {
         Ok(())
     }
     async fn close(&self) {}

@@ -148,7 +148,7 @@ async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
         // Cold: a server started over a store that keeps no day summary
         // (an empty note cannot be read, so it is as none).
         store
-            .keep_note(reading::cache::NOTE, "")
+            .keep_cached(reading::cache::SAVED_NAME, "")
             .await
             .expect("a note");
         let fresh = admin_of(&store);

@@ -1,6 +1,8 @@
 //! whocomes' read side: several stores read as one. [`Reading`] holds the
 //! stores and the funnel; it sums a range of days ([`RangeFigures`]) from
-//! day summaries kept between reads ([`cache`]), lists the newest
+//! day summaries kept between reads ([`cache`]: in memory, and saved in the
+//! first store so that a restart need not sum every day again — the one
+//! write the read side makes, through `ActivityStore::keep_cached`), lists the newest
 //! visitor-days, and writes the exports ([`export`]). The Admin tab's server
 //! functions, `whocomes export` and the download links all read through it.
 //!
@@ -25,7 +27,6 @@ pub mod deadline;
 pub mod export;
 mod marks;
 mod merge;
-mod note;
 mod range;
 
 use std::io::Write;

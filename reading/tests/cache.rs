@@ -82,7 +82,7 @@ async fn read_until_current(
 /// and returns it.
 async fn saved(store: &Arc<dyn ActivityStore>) -> String {
     for _ in 0..3_000 {
-        if let Some(note) = store.note("day-summaries").await.expect("reads notes") {
+        if let Some(note) = store.cached("day-summaries").await.expect("reads notes") {
             return note;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -374,7 +374,7 @@ async fn the_summaries_outlive_a_restart() {
 
     // A note that cannot be read is as none: the days are summed again.
     stores[0]
-        .keep_note("day-summaries", "{not json")
+        .keep_cached("day-summaries", "{not json")
         .await
         .expect("kept");
     let (again, operations) = read(&Arc::new(SummaryCache::default()), &stores, today).await;

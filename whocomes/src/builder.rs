@@ -9,12 +9,12 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use activity::RulesConfig;
 use activity::address::ForwardedHeader;
 use activity::crawlers::Crawlers;
 use activity::funnel::FunnelStep;
 use activity::recording::RecorderConfig;
 use activity::store::Retention;
-use activity::RulesConfig;
 use admin::server::{Bundle, Host};
 use ipnet::IpNet;
 

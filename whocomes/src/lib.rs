@@ -66,10 +66,10 @@ pub use site::{SHUTDOWN_GRACE, Whocomes};
 // What the builder's settings take, so an app needs no other crate to
 // name them.
 pub use activity::address::{ForwardedHeader, TrustedProxies};
+pub use activity::crawlers::Crawlers;
 pub use activity::funnel::FunnelStep;
 pub use activity::recording::{RecorderConfig, StatsSnapshot};
 pub use activity::store::Retention;
-pub use activity::crawlers::Crawlers;
 pub use activity::{RulesConfig, StoreName};
 pub use admin::server::Host;
 pub use ipnet::IpNet;

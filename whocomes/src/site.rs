@@ -137,7 +137,11 @@ impl Whocomes {
 
     /// Serves `app` with the tab and counting on `listener` until SIGTERM
     /// or Ctrl-C (see [`serve_until`](Self::serve_until)).
-    pub async fn serve(self, listener: TcpListener, app: axum::Router) -> std::io::Result<StatsSnapshot> {
+    pub async fn serve(
+        self,
+        listener: TcpListener,
+        app: axum::Router,
+    ) -> std::io::Result<StatsSnapshot> {
         let app = app
             .merge(self.tab_router())
             .layer(self.layer())

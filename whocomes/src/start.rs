@@ -79,7 +79,9 @@ impl Checked {
             .collect();
         let admin = Admin::new(AdminConfig {
             stores,
-            recorder: writer.as_ref().map(activity::recording::WriterHandle::stats),
+            recorder: writer
+                .as_ref()
+                .map(activity::recording::WriterHandle::stats),
             connections: Some(connections.clone()),
             day_keys: kept.as_ref().map(|kept| kept.keys.clone()),
             ..self.tab

@@ -314,7 +314,7 @@ impl ActivityStore for MemoryStore {
         Ok(())
     }
 
-    async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
+    async fn cached(&self, name: &str) -> Result<Option<String>, StoreError> {
         self.reachable().await?;
         Ok(self
             .notes
@@ -324,7 +324,7 @@ impl ActivityStore for MemoryStore {
             .cloned())
     }
 
-    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
+    async fn keep_cached(&self, name: &str, body: &str) -> Result<(), StoreError> {
         self.reachable().await?;
         self.notes
             .lock()

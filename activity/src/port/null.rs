@@ -129,11 +129,11 @@ impl ActivityStore for NullStore {
         Err(StoreError::Unavailable(self.reason.clone()))
     }
 
-    async fn note(&self, _name: &str) -> Result<Option<String>, StoreError> {
+    async fn cached(&self, _name: &str) -> Result<Option<String>, StoreError> {
         Ok(None)
     }
 
-    async fn keep_note(&self, _name: &str, _body: &str) -> Result<(), StoreError> {
+    async fn keep_cached(&self, _name: &str, _body: &str) -> Result<(), StoreError> {
         Err(StoreError::Unavailable(self.reason.clone()))
     }
 

@@ -11,8 +11,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::request::bot_class::{BotClass, ClassSet};
-use crate::request::kind::Kind;
 use crate::request::evidence::Evidence;
+use crate::request::kind::Kind;
 use crate::visitor::address::Network;
 use crate::visitor::country::Country;
 // 0.2's path of what the writer's queue carries.

@@ -251,14 +251,16 @@ pub trait ActivityStore: Send + Sync {
     /// Notes what was imported of a log (replacing what was noted before).
     async fn mark_imported(&self, imported: &Imported) -> Result<(), StoreError>;
 
-    /// The note a reader kept under `name` ([`keep_note`](Self::keep_note)),
-    /// if there is one.
-    async fn note(&self, name: &str) -> Result<Option<String>, StoreError>;
+    /// What the read side cached under `name`
+    /// ([`keep_cached`](Self::keep_cached)), if it has.
+    async fn cached(&self, name: &str) -> Result<Option<String>, StoreError>;
 
-    /// Keeps `body` under `name`, replacing what was kept: what a reader
-    /// worked out and would rather not work out again after a restart
-    /// (the Admin tab's day summaries). Never a visitor's row.
-    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError>;
+    /// The read side's cache, kept in the store: `body` under `name`,
+    /// replacing what was kept — what a reader worked out and would rather
+    /// not work out again after a restart (the Admin tab's day summaries,
+    /// `reading/src/cache/saved.rs`). The only write a read makes; never a
+    /// visitor's row.
+    async fn keep_cached(&self, name: &str, body: &str) -> Result<(), StoreError>;
 
     /// What keeping activity has cost so far.
     fn cost(&self) -> Cost;

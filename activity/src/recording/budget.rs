@@ -122,9 +122,9 @@ mod tests {
     use super::*;
     use crate::port::rows::{Batch, HourRow};
     use crate::port::store::{MemoryStore, Retention};
-    use crate::request::kind::Kind;
     use crate::request::evidence::{Evidence, Shape};
     use crate::request::hit::Hit;
+    use crate::request::kind::Kind;
     use crate::visitor::address::Network;
     use crate::visitor::token::VisitorToken;
     use chrono::TimeZone as _;

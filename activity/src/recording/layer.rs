@@ -22,10 +22,10 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::recording::recorder_stats::RecorderStats;
-use crate::request::view::RequestView;
 use crate::request::evidence::FilesSeen;
 use crate::request::hit::{Counter, Decision};
 use crate::request::seen::Seen;
+use crate::request::view::RequestView;
 
 /// Finds the connection's peer address in a request's extensions. With
 /// axum: `|ext| ext.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())`

@@ -209,13 +209,12 @@ impl BotClasses {
                 BotClass::Scanner,
                 format!("asked for a .{extension} file, which no site serves in public"),
             )),
-            KindReason::Software { what, status } => is_absent(*status)
-                .then(|| {
-                    (
-                        BotClass::Scanner,
-                        format!("asked for {what}, which this site does not have"),
-                    )
-                }),
+            KindReason::Software { what, status } => is_absent(*status).then(|| {
+                (
+                    BotClass::Scanner,
+                    format!("asked for {what}, which this site does not have"),
+                )
+            }),
             KindReason::FalseCrawler(name) => Some((
                 BotClass::Scanner,
                 format!("claims {name}'s crawler from outside its published ranges"),

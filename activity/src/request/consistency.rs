@@ -355,9 +355,7 @@ fn secure_origin(origin: &str) -> Result<bool, String> {
         (Some(rest), _) => (true, rest),
         (None, Some(rest)) => (false, rest),
         (None, None) => {
-            return Err(format!(
-                "'{text}' does not start with https:// or http://"
-            ));
+            return Err(format!("'{text}' does not start with https:// or http://"));
         }
     };
     let host = rest.strip_suffix('/').unwrap_or(rest);

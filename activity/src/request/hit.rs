@@ -337,9 +337,7 @@ impl Counter {
             // tool's (a browser's sends it: one header test).
             if decision.shows_files {
                 decision.contradiction =
-                    self.rules
-                        .consistency
-                        .of_file(request, peer, &self.proxies);
+                    self.rules.consistency.of_file(request, peer, &self.proxies);
                 decision.shows_files = decision.contradiction.is_none();
             }
             decision.shows_scripts &= decision.shows_files;

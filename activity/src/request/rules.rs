@@ -289,7 +289,6 @@ impl Rules {
     }
 }
 
-
 /// A path only scanners ask for, and whether the site's answer decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Probe<'a> {

@@ -8,9 +8,9 @@ use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use crate::port::rows::{Batch, HourRow, Seen, VisitorDay};
 use crate::port::store::ActivityStore;
 use crate::request::bot_class::BotClass;
-use crate::request::kind::Kind;
 use crate::request::evidence::{Evidence, FilesMark, Shape};
 use crate::request::hit::{Hit, StoreName};
+use crate::request::kind::Kind;
 use crate::request::source::Source;
 use crate::visitor::address::Network;
 use crate::visitor::token::VisitorToken;
@@ -434,7 +434,7 @@ async fn ledger_contract(store: &dyn ActivityStore) {
 async fn notes_contract(store: &dyn ActivityStore) {
     let read = |name: &'static str| async move {
         store
-            .note(name)
+            .cached(name)
             .await
             .unwrap_or_else(|e| panic!("reads a note: {e}"))
     };
@@ -447,7 +447,7 @@ async fn notes_contract(store: &dyn ActivityStore) {
         ("other", ""),
     ] {
         store
-            .keep_note(name, body)
+            .keep_cached(name, body)
             .await
             .unwrap_or_else(|e| panic!("keeps a note: {e}"));
     }
@@ -651,8 +651,8 @@ mod tests {
                 digest: String::new(),
             };
             assert_eq!(store.mark_imported(&imported).await, gone);
-            assert_eq!(store.note("n").await, Ok(None));
-            assert_eq!(store.keep_note("n", "body").await, gone);
+            assert_eq!(store.cached("n").await, Ok(None));
+            assert_eq!(store.keep_cached("n", "body").await, gone);
             assert_eq!(store.cost().operations, 0);
             store.close().await;
         });

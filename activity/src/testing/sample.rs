@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 use crate::port::rows::{Batch, HourRow, PathCount, SourceCount, VisitorDay};
-use crate::request::kind::Kind;
 use crate::request::hit::{Hit, StoreName};
+use crate::request::kind::Kind;
 use crate::request::source::Source;
 use crate::visitor::address::Network;
 use crate::visitor::token::{VisitorKey, visitor_token};

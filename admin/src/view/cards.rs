@@ -5,8 +5,8 @@
 
 use leptos::prelude::*;
 
-use super::toggles::{Toggles, toggle};
 use super::charts::ChartCard;
+use super::toggles::{Toggles, toggle};
 use crate::chart;
 use crate::model::{
     CountryRow, Host, Overview, SourceRow, StoreLine, StoreStatus, WriterStatus, store_label,

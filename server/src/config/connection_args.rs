@@ -56,6 +56,9 @@ mod tests {
             connections: super::ConnectionArgs,
         }
         let flags = Flags::try_parse_from(["whocomes"]).expect("parses");
-        assert_eq!(flags.connections.limits(), whocomes::ConnectionLimits::default());
+        assert_eq!(
+            flags.connections.limits(),
+            whocomes::ConnectionLimits::default()
+        );
     }
 }

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use activity::address::{ForwardedHeader, TrustedProxies};
+use activity::crawlers::Crawlers;
 use activity::evidence::BrowserEvidence;
 use activity::past::{FromSeed, PastKeys};
-use activity::crawlers::Crawlers;
 use activity::{Counter, Rules, RulesConfig, StoreName, TokenKeys, VisitorKey};
 use whocomes::KeyScheme;
 use whocomes::keys::KeyError;

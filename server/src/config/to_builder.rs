@@ -98,9 +98,9 @@ fn flag_words(error: BuildError) -> anyhow::Error {
         BuildError::ReadStoreUrl { name, why } => {
             anyhow::anyhow!("--read-store {name} (WHOCOMES_READ_STORE): {why}")
         }
-        BuildError::StoreName(name) => anyhow::anyhow!(
-            "--store-name (WHOCOMES_STORE_NAME): {name:?} is not a store name"
-        ),
+        BuildError::StoreName(name) => {
+            anyhow::anyhow!("--store-name (WHOCOMES_STORE_NAME): {name:?} is not a store name")
+        }
         BuildError::Key(error) => crate::config::counting::key_words(error),
         BuildError::Rules(error) => {
             anyhow::Error::new(error).context("the counting rules are not valid")
@@ -114,7 +114,9 @@ fn flag_words(error: BuildError) -> anyhow::Error {
         BuildError::Tab(SetupError::Password(PasswordError::Empty)) => anyhow::anyhow!(
             "the admin password (--admin-password-file, WHOCOMES_ADMIN_PASSWORD_FILE or WHOCOMES_ADMIN_PASSWORD) is empty"
         ),
-        BuildError::Tab(other) => anyhow::Error::new(other).context("the Admin tab cannot be set up"),
+        BuildError::Tab(other) => {
+            anyhow::Error::new(other).context("the Admin tab cannot be set up")
+        }
         // The tab's path and the limits are the binary's own or refused by
         // clap before they get here; said as the library says them.
         other => anyhow::Error::new(other),

@@ -176,6 +176,37 @@ impl Application {
 mod tests {
     use super::OUTPUT_NAME;
 
+    /// The server and the wasm bundle agree on `--cfg erase_components`
+    /// (a bundle that does not cannot hydrate the page): it comes from
+    /// .cargo/config.toml for every build, and cargo-leptos is told not
+    /// to add a copy of its own.
+    #[test]
+    fn every_build_erases_components_from_one_place() {
+        // As this build was made (a test, not a compile error: a build
+        // without it still runs every other test).
+        let erased = std::hint::black_box(cfg!(erase_components));
+        assert!(
+            erased,
+            "built without .cargo/config.toml's --cfg erase_components (a RUSTFLAGS of the caller's replaces it)"
+        );
+        let config = include_str!("../../../.cargo/config.toml");
+        assert!(
+            config.contains(r#"rustflags = ["--cfg", "erase_components"]"#),
+            "{config}"
+        );
+        let manifest = include_str!("../../../Cargo.toml");
+        let metadata = manifest
+            .split("[[workspace.metadata.leptos]]")
+            .nth(1)
+            .expect("the workspace has a leptos metadata block");
+        assert!(
+            metadata
+                .lines()
+                .any(|line| line.trim() == "disable-erase-components = true"),
+            "cargo-leptos would add a second --cfg erase_components"
+        );
+    }
+
     /// cargo-leptos names the bundle after the metadata block; the server must
     /// ask for the same file names or the page never hydrates.
     #[test]

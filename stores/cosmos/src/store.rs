@@ -256,7 +256,7 @@ impl ActivityStore for CosmosStore {
         self.container.upsert(&pk, &id, &doc).await
     }
 
-    async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
+    async fn cached(&self, name: &str) -> Result<Option<String>, StoreError> {
         let doc: Option<Doc<NoteBody>> = self
             .container
             .read(&meta_partition(&self.name), &note_id(name))
@@ -266,7 +266,7 @@ impl ActivityStore for CosmosStore {
             .map(|doc| doc.body.body))
     }
 
-    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
+    async fn keep_cached(&self, name: &str, body: &str) -> Result<(), StoreError> {
         let pk = meta_partition(&self.name);
         let id = note_id(name);
         let doc = Doc::new(

@@ -27,7 +27,7 @@ async fn past_its_throughput_the_store_is_busy_with_the_services_wait() {
     let writes = (0..200).map(|n| {
         let store = &store;
         let body = &body;
-        async move { store.keep_note(&format!("note {n}"), body).await }
+        async move { store.keep_cached(&format!("note {n}"), body).await }
     });
     let outcomes = futures::future::join_all(writes).await;
     let kept = outcomes.iter().filter(|outcome| outcome.is_ok()).count();
@@ -49,13 +49,13 @@ async fn past_its_throughput_the_store_is_busy_with_the_services_wait() {
     let before = units(&store);
     assert!(before > 0, "the kept notes were charged");
     store
-        .keep_note("after the wait", "ok")
+        .keep_cached("after the wait", "ok")
         .await
         .expect("writes once the budget refills");
     assert!(units(&store) > before, "and that write was charged too");
     assert_eq!(
         store
-            .note("after the wait")
+            .cached("after the wait")
             .await
             .expect("reads")
             .as_deref(),

@@ -297,7 +297,7 @@ impl<E: Engine> ActivityStore for SqlStore<E> {
         self.metered(started, result)
     }
 
-    async fn note(&self, name: &str) -> Result<Option<String>, StoreError> {
+    async fn cached(&self, name: &str) -> Result<Option<String>, StoreError> {
         let started = Instant::now();
         let query = sqlx::query("SELECT body FROM notes WHERE store = $1 AND name = $2");
         let query = E::bind_text(E::bind_text(query, self.name.as_str()), name);
@@ -308,7 +308,7 @@ impl<E: Engine> ActivityStore for SqlStore<E> {
         self.metered(started, result)
     }
 
-    async fn keep_note(&self, name: &str, body: &str) -> Result<(), StoreError> {
+    async fn keep_cached(&self, name: &str, body: &str) -> Result<(), StoreError> {
         let started = Instant::now();
         let query = sqlx::query(
             "INSERT INTO notes (store, name, body) VALUES ($1, $2, $3) \

@@ -7,10 +7,13 @@
 //! be futile: a busy day on a large store); a day never summed is waited
 //! for.
 //!
-//! The summaries are also kept in the first store (a note: `keep_note`),
-//! at most every [`SAVE_EVERY`]: the first read after a restart takes them
-//! from there (with how long changed days took to sum) and sums again only
-//! the days that changed since.
+//! The cache is also saved in the first store (`saved`, through
+//! `ActivityStore::keep_cached`: the one write the read side makes), at
+//! most every [`SAVE_EVERY`]: the first read after a restart takes it from
+//! there (with how long changed days took to sum) and sums again only the
+//! days that changed since.
+
+mod saved;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,14 +27,14 @@ use chrono::{Days, NaiveDate};
 
 use crate::marks::{Mark, Marks};
 use crate::merge;
-use crate::note::{self, NoteDay};
+use saved::SavedDay;
 
 /// How long a read waits for changed days to be summed again before it
 /// shows what was kept (the sum then lands for the next read).
 pub const FRESH_WAIT: Duration = Duration::from_millis(50);
 
-/// The name of the note the summaries are kept under in the first store.
-pub const NOTE: &str = note::NAME;
+/// The name the saved cache is kept under in the first store.
+pub const SAVED_NAME: &str = saved::NAME;
 
 /// How often the summaries are written to the store, at most.
 pub const SAVE_EVERY: Duration = Duration::from_secs(60);
@@ -68,11 +71,11 @@ pub struct Summaries {
 pub struct SummaryCache {
     days: Mutex<HashMap<NaiveDate, Kept>>,
     refreshing: AtomicBool,
-    /// Set once the store's note has been read (or found missing).
+    /// Set once the saved cache has been read (or found missing).
     loaded: tokio::sync::OnceCell<()>,
     /// When the summaries were last written to the store.
     saved: Mutex<Option<Instant>>,
-    /// How long the last summing of changed days took (kept in the note
+    /// How long the last summing of changed days took (kept in the saved cache
     /// too). Only those: the first summing of every day says nothing about
     /// how long today takes.
     resum: Mutex<Option<Duration>>,
@@ -91,7 +94,7 @@ impl SummaryCache {
     ) -> Result<Summaries, StoreError> {
         self.loaded
             .get_or_init(|| async {
-                let (days, resum) = note::load(stores, steps).await;
+                let (days, resum) = saved::load(stores, steps).await;
                 *lock(&self.resum) = resum;
                 let mut kept = self.lock();
                 for day in days {
@@ -206,23 +209,27 @@ impl SummaryCache {
             .collect();
         let oldest = to.checked_sub_days(Days::new(KEEP_DAYS));
         if self.save_due() {
-            let note_day = |day: &NaiveDate, kept: &Kept| NoteDay {
+            let saved_day = |day: &NaiveDate, kept: &Kept| SavedDay {
                 day: *day,
                 marks: kept.marks.clone(),
                 summary: Arc::clone(&kept.summary),
             };
-            let days: Vec<NoteDay> = {
+            let days: Vec<SavedDay> = {
                 let kept = self.lock();
-                let mut days: BTreeMap<NaiveDate, NoteDay> = kept
+                let mut days: BTreeMap<NaiveDate, SavedDay> = kept
                     .iter()
-                    .map(|(day, kept)| (*day, note_day(day, kept)))
+                    .map(|(day, kept)| (*day, saved_day(day, kept)))
                     .collect();
-                days.extend(summed.iter().map(|(day, kept)| (*day, note_day(day, kept))));
+                days.extend(
+                    summed
+                        .iter()
+                        .map(|(day, kept)| (*day, saved_day(day, kept))),
+                );
                 days.retain(|day, _| oldest.is_none_or(|oldest| *day >= oldest));
                 days.into_values().collect()
             };
             let resum = *lock(&self.resum);
-            note::save(all, steps, days, resum).await;
+            saved::save(all, steps, days, resum).await;
         }
         let mut kept = self.lock();
         kept.extend(summed);

@@ -1,10 +1,10 @@
-//! The day summaries kept in a store between runs, so that the first read
-//! after a restart does not sum every day again: one note (see
-//! `ActivityStore::keep_note`) in the first store, made of each day's
-//! summary and the marks it was made under. A kept day is used only while
-//! every store still says the same of it, exactly as in memory; a note made
-//! for other stores or a funnel that counts other paths (a renamed step
-//! counts alike), or in another format, is not used.
+//! The day-summary cache saved in a store between runs, so that the first
+//! read after a restart does not sum every day again: one entry (see
+//! `ActivityStore::keep_cached`) in the first store, made of each day's
+//! summary and the marks it was made under. A saved day is used only while
+//! every store still says the same of it, exactly as in memory; a cache
+//! saved for other stores or a funnel that counts other paths (a renamed
+//! step counts alike), or in another format, is not used.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,32 +17,32 @@ use serde::{Deserialize, Serialize};
 
 use crate::marks::Mark;
 
-/// The note's name in the store.
+/// The saved cache's name in the store.
 pub(crate) const NAME: &str = "day-summaries";
 
-/// Bumped when the note's shape changes: an older note is then not used.
+/// Bumped when the saved cache's shape changes: an older one is then not used.
 /// (2: each day's people by country.)
 const FORMAT: u32 = 2;
 
 /// One kept day.
 #[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct NoteDay {
+pub(crate) struct SavedDay {
     pub(crate) day: NaiveDate,
     pub(crate) marks: Vec<Option<Mark>>,
     pub(crate) summary: Arc<DaySummary>,
 }
 
-/// The note as written.
+/// The saved cache as written.
 #[derive(Debug, Serialize, Deserialize)]
-struct Note {
+struct Saved {
     format: u32,
     /// The stores' names, in the order the marks are in.
     stores: Vec<String>,
     /// The funnel the summaries' steps count.
     steps: Vec<FunnelStep>,
-    days: Vec<NoteDay>,
+    days: Vec<SavedDay>,
     /// How long the last summing of changed days took, in milliseconds (a
-    /// note without it: not known).
+    /// a saved cache without it: not known).
     #[serde(default)]
     resum_ms: Option<u64>,
 }
@@ -54,18 +54,18 @@ fn names(stores: &[Arc<dyn ActivityStore>]) -> Vec<String> {
         .collect()
 }
 
-/// The days kept in the first store's note, if it has one made for these
+/// The days kept in the first store's saved cache, if it has one made for these
 /// stores and this funnel, and how long changed days last took to sum. A
-/// note that cannot be read is as none (the days are summed again); why is
-/// logged, without the note's text.
+/// saved cache that cannot be read is as none (the days are summed again); why is
+/// logged, without its text.
 pub(crate) async fn load(
     stores: &[Arc<dyn ActivityStore>],
     steps: &[FunnelStep],
-) -> (Vec<NoteDay>, Option<Duration>) {
+) -> (Vec<SavedDay>, Option<Duration>) {
     let Some(first) = stores.first() else {
         return (Vec::new(), None);
     };
-    let body = match first.note(NAME).await {
+    let body = match first.cached(NAME).await {
         Ok(Some(body)) => body,
         Ok(None) => return (Vec::new(), None),
         Err(error) => {
@@ -73,7 +73,7 @@ pub(crate) async fn load(
             return (Vec::new(), None);
         }
     };
-    match serde_json::from_str::<Note>(&body) {
+    match serde_json::from_str::<Saved>(&body) {
         Ok(note)
             if note.format == FORMAT
                 && note.stores == names(stores)
@@ -89,18 +89,18 @@ pub(crate) async fn load(
     }
 }
 
-/// Keeps `days` as the first store's note. A store that cannot keep it is
+/// Keeps `days` as the first store's saved cache. A store that cannot keep it is
 /// logged; the summaries stay in memory either way.
 pub(crate) async fn save(
     stores: &[Arc<dyn ActivityStore>],
     steps: &[FunnelStep],
-    days: Vec<NoteDay>,
+    days: Vec<SavedDay>,
     resum: Option<Duration>,
 ) {
     let Some(first) = stores.first() else {
         return;
     };
-    let note = Note {
+    let note = Saved {
         format: FORMAT,
         stores: names(stores),
         steps: steps.to_vec(),
@@ -110,11 +110,11 @@ pub(crate) async fn save(
     let body = match serde_json::to_string(&note) {
         Ok(body) => body,
         Err(error) => {
-            tracing::warn!(%error, "cannot write the day summaries as a note");
+            tracing::warn!(%error, "cannot write the day summaries as the saved cache");
             return;
         }
     };
-    if let Err(error) = first.keep_note(NAME, &body).await {
+    if let Err(error) = first.keep_cached(NAME, &body).await {
         tracing::warn!(store = %first.name(), %error, "cannot keep the day summaries in the store");
     }
 }
@@ -130,7 +130,7 @@ mod tests {
 
     use activity::summary::DaySummary;
 
-    use super::{NAME, NoteDay, load, save};
+    use super::{NAME, SavedDay, load, save};
 
     fn memory() -> Vec<Arc<dyn ActivityStore>> {
         let name = StoreName::parse("memory").expect("a name");
@@ -158,16 +158,20 @@ mod tests {
         let stores = memory();
         let steps = default_funnel();
         let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 30).expect("a day");
-        let kept = NoteDay {
+        let kept = SavedDay {
             day,
             marks: Vec::new(),
             summary: Arc::new(DaySummary::empty(day, steps.len())),
         };
         save(&stores, &steps, vec![kept], None).await;
-        let body = stores[0].note(NAME).await.expect("reads").expect("a note");
+        let body = stores[0]
+            .cached(NAME)
+            .await
+            .expect("reads")
+            .expect("a note");
         let older = body.replace(r#","resum_ms":null"#, "");
         assert_ne!(older, body, "the field is gone");
-        stores[0].keep_note(NAME, &older).await.expect("kept");
+        stores[0].keep_cached(NAME, &older).await.expect("kept");
         let (days, resum) = load(&stores, &steps).await;
         assert_eq!(days.len(), 1, "the kept day is used");
         assert_eq!(resum, None, "not known");
