@@ -145,3 +145,98 @@ impl Builder {
 fn parse_name(name: &str) -> Result<StoreName, BuildError> {
     StoreName::parse(name).map_err(|_| BuildError::StoreName(name.to_owned()))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::{BuildError, Builder, ConnectionLimits};
+
+    /// Each setting wrong as written is refused by the one preflight with
+    /// the setting's name, without a password or URL in the words, and
+    /// before the data folder exists.
+    #[test]
+    fn settings_wrong_as_written_are_refused_before_anything_is_written() {
+        let parent = tempfile::tempdir().expect("a folder");
+        let data = parent.path().join("data");
+        let missing = parent.path().join("missing-key");
+        let at = |builder: Builder| builder.data_dir(&data);
+        let cases: Vec<(Builder, &str)> = vec![
+            (at(Builder::default()).store_url("garbage"), "store_url"),
+            (
+                at(Builder::default()).store_url("mysql://u:s3cret-pw@db/site"),
+                "store_url",
+            ),
+            (
+                at(Builder::default()).read_store("eu", "postgres://u:s3cret-pw@db:port/x"),
+                "read_store eu",
+            ),
+            (
+                at(Builder::default()).read_store("Bad Name", "sqlite://x.db"),
+                "store_name",
+            ),
+            (at(Builder::default()).store_name("Bad Name"), "store_name"),
+            (at(Builder::default()).key(""), "key: the key is empty"),
+            (
+                at(Builder::default()).key("k").key_file(&missing),
+                "key: give the key once",
+            ),
+            (at(Builder::default()).key_file(&missing), "key: cannot read"),
+            (at(Builder::default()).private(true), "private"),
+            (at(Builder::default()).admin_password(" "), "password"),
+            (at(Builder::default()).tab_path("stats"), "tab_path"),
+            (
+                at(Builder::default()).funnel(vec![
+                    "home=/".parse().expect("a step"),
+                    "home=/about".parse().expect("a step"),
+                ]),
+                "funnel",
+            ),
+            (
+                at(Builder::default()).connection_limits(ConnectionLimits {
+                    max_connections: 0,
+                    ..ConnectionLimits::default()
+                }),
+                "max_connections",
+            ),
+            (
+                at(Builder::default()).connection_limits(ConnectionLimits {
+                    idle_timeout: Duration::ZERO,
+                    ..ConnectionLimits::default()
+                }),
+                "idle_timeout",
+            ),
+        ];
+        for (builder, named) in cases {
+            let error: BuildError = builder.check().expect_err(named);
+            let words = error.to_string();
+            assert!(
+                words.to_lowercase().contains(named),
+                "{named}: {words}"
+            );
+            assert!(!words.contains("s3cret-pw"), "{words}");
+        }
+        assert!(!data.exists(), "the check wrote nothing");
+    }
+
+    /// What the check passes is what the start uses: the default store
+    /// URL in the data folder, named after its kind; the key file's bytes.
+    #[test]
+    fn the_defaults_are_written_once_and_read_by_the_check() {
+        let folder = tempfile::tempdir().expect("a folder");
+        let key = folder.path().join("key.txt");
+        std::fs::write(&key, "seed\n").expect("written");
+        let checked = Builder::default()
+            .data_dir(folder.path())
+            .key_file(&key)
+            .check()
+            .expect("passes");
+        assert_eq!(
+            checked.store_url(),
+            crate::stores::default_url(folder.path())
+        );
+        assert_eq!(checked.store_name().as_str(), "sqlite");
+        assert_eq!(checked.seed.as_deref(), Some(&b"seed"[..]));
+        assert!(!folder.path().join("activity.db").exists());
+    }
+}

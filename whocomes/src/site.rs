@@ -246,4 +246,54 @@ mod tests {
         assert!(text.ends_with("# EOF\n"), "{text}");
         whocomes.shutdown().await;
     }
+
+    /// An embedded app served by `serve_until` gets the binary's
+    /// connection cap: beyond it a connection is answered 503 and closed,
+    /// and the stop still writes and closes everything.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_embedded_app_is_served_under_the_connection_cap() {
+        use std::time::Duration;
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+        let folder = tempfile::tempdir().expect("a folder");
+        let whocomes = Whocomes::builder()
+            .data_dir(folder.path())
+            .connection_limits(crate::ConnectionLimits {
+                max_connections: 1,
+                ..crate::ConnectionLimits::default()
+            })
+            .build()
+            .await
+            .expect("builds");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("binds");
+        let addr = listener.local_addr().expect("an address");
+        let app = axum::Router::new().route("/", axum::routing::get(|| async { "hello" }));
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let served = tokio::spawn(whocomes.serve_until(listener, app, async {
+            let _ = stopped.await;
+        }));
+        // The one slot, held by a connection that says nothing yet.
+        let mut first = tokio::net::TcpStream::connect(addr).await.expect("connects");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let mut second = tokio::net::TcpStream::connect(addr).await.expect("connects");
+        let mut answer = String::new();
+        tokio::time::timeout(Duration::from_secs(10), second.read_to_string(&mut answer))
+            .await
+            .expect("answered at once")
+            .expect("reads");
+        assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+        first
+            .write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .await
+            .expect("writes");
+        let mut answer = String::new();
+        first.read_to_string(&mut answer).await.expect("reads");
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.ends_with("hello"), "{answer}");
+        stop.send(()).expect("stops");
+        let stats = served.await.expect("runs").expect("serves");
+        assert_eq!(stats.lost, 0);
+    }
 }
