@@ -176,6 +176,17 @@ impl Application {
 mod tests {
     use super::OUTPUT_NAME;
 
+    /// Whether the workspace's `[[workspace.metadata.leptos]]` block has
+    /// the line `line` (trimmed).
+    fn leptos_metadata_has(line: &str) -> bool {
+        let manifest = include_str!("../../../Cargo.toml");
+        let metadata = manifest
+            .split("[[workspace.metadata.leptos]]")
+            .nth(1)
+            .expect("the workspace has a leptos metadata block");
+        metadata.lines().any(|found| found.trim() == line)
+    }
+
     /// The server and the wasm bundle agree on `--cfg erase_components`
     /// (a bundle that does not cannot hydrate the page): it comes from
     /// .cargo/config.toml for every build, and cargo-leptos is told not
@@ -194,15 +205,8 @@ mod tests {
             config.contains(r#"rustflags = ["--cfg", "erase_components"]"#),
             "{config}"
         );
-        let manifest = include_str!("../../../Cargo.toml");
-        let metadata = manifest
-            .split("[[workspace.metadata.leptos]]")
-            .nth(1)
-            .expect("the workspace has a leptos metadata block");
         assert!(
-            metadata
-                .lines()
-                .any(|line| line.trim() == "disable-erase-components = true"),
+            leptos_metadata_has("disable-erase-components = true"),
             "cargo-leptos would add a second --cfg erase_components"
         );
     }
@@ -211,14 +215,9 @@ mod tests {
     /// ask for the same file names or the page never hydrates.
     #[test]
     fn output_name_matches_the_workspace_metadata() {
-        let manifest = include_str!("../../../Cargo.toml");
         let expected = format!("name = \"{OUTPUT_NAME}\"");
-        let metadata = manifest
-            .split("[[workspace.metadata.leptos]]")
-            .nth(1)
-            .expect("the workspace has a leptos metadata block");
         assert!(
-            metadata.lines().any(|line| line.trim() == expected),
+            leptos_metadata_has(&expected),
             "expected `{expected}` in the leptos metadata block"
         );
     }
