@@ -181,7 +181,10 @@ mod tests {
                 at(Builder::default()).key("k").key_file(&missing),
                 "key: give the key once",
             ),
-            (at(Builder::default()).key_file(&missing), "key: cannot read"),
+            (
+                at(Builder::default()).key_file(&missing),
+                "key: cannot read",
+            ),
             (at(Builder::default()).private(true), "private"),
             (at(Builder::default()).admin_password(" "), "password"),
             (at(Builder::default()).tab_path("stats"), "tab_path"),
@@ -210,10 +213,7 @@ mod tests {
         for (builder, named) in cases {
             let error: BuildError = builder.check().expect_err(named);
             let words = error.to_string();
-            assert!(
-                words.to_lowercase().contains(named),
-                "{named}: {words}"
-            );
+            assert!(words.to_lowercase().contains(named), "{named}: {words}");
             assert!(!words.contains("s3cret-pw"), "{words}");
         }
         assert!(!data.exists(), "the check wrote nothing");

@@ -275,9 +275,13 @@ mod tests {
             let _ = stopped.await;
         }));
         // The one slot, held by a connection that says nothing yet.
-        let mut first = tokio::net::TcpStream::connect(addr).await.expect("connects");
+        let mut first = tokio::net::TcpStream::connect(addr)
+            .await
+            .expect("connects");
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let mut second = tokio::net::TcpStream::connect(addr).await.expect("connects");
+        let mut second = tokio::net::TcpStream::connect(addr)
+            .await
+            .expect("connects");
         let mut answer = String::new();
         tokio::time::timeout(Duration::from_secs(10), second.read_to_string(&mut answer))
             .await
