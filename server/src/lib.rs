@@ -1,19 +1,21 @@
 //! # server — the `whocomes` binary, as a library its tests can start
 //!
-//! In three folders (the modules keep flat paths: `server::cli`, not
+//! What only a command line has: the flags, the commands, the site's own
+//! pages. Serving is built through the `whocomes` library's builder, as an
+//! embedding app's is ([`to_builder`]); nothing the builder does is done
+//! again here. In three folders (the modules keep flat paths: `server::cli`, not
 //! `server::config::cli`):
 //!
 //! - `config/` — what the operator says: [`cli`] (flags and `WHOCOMES_*`
-//!   variables), [`counting`] (the counting flags, turned into an
-//!   `activity::Counter`), [`admin_args`] (the tab's password, private),
-//!   [`storage`] (the store flags; opening the stores they name is the
-//!   `whocomes` library's, as are the day keys and the stop on a signal),
-//!   [`data_folder`], [`telemetry`] (logging);
-//! - `serving/` — the site: [`startup`] ([`Application::build`] binds the
-//!   listener and assembles the router; tests start the real app through it
-//!   on port 0), [`routes`] (which path goes to the Leptos app, the JSON API
-//!   or a file), [`connections`] (the cap, the timeouts, the stop),
-//!   [`headers`] (the security headers on every answer), [`revalidate`],
+//!   variables), [`counting`] (the counting flags, turned into rules and
+//!   keys), [`admin_args`] (the tab's password, private), [`storage`] (the
+//!   store flags), [`connection_args`] (the cap and the timeouts),
+//!   [`to_builder`] (`serve`'s flags as one `whocomes::Builder`, its
+//!   refusals in the flags' words), [`telemetry`] (logging);
+//! - `serving/` — the site: [`startup`] ([`Application::build`] checks,
+//!   binds the listener, starts whocomes and assembles the router; tests
+//!   start the real app through it on port 0), [`routes`] (which path goes
+//!   to the Leptos app, the JSON API or a file), [`headers`] (the security headers on every answer), [`revalidate`],
 //!   [`body_limit`], [`precompress`], and `api` (the site's JSON route);
 //! - `commands/` — the other commands: [`explain`] (why each request counts
 //!   as it does), [`import`] (access logs replayed through the same rules,

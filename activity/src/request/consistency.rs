@@ -86,7 +86,7 @@ impl std::fmt::Display for Contradiction {
 /// What a request's agent claims and whether its client hints agree with
 /// it: the part of the rule that depends only on the agent and the hints,
 /// which real traffic repeats (kept per agent and hints by the rules; see
-/// [`Rules::reading`](crate::Rules::reading)).
+/// [`Consistency::reading`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Reading {
     /// What the agent claims, if it names a browser whose version reads.

@@ -22,7 +22,7 @@ pub struct RequestView<'a> {
     /// `cors`, `same-origin` or `no-cors` for a page's script.
     pub sec_fetch_mode: Option<&'a str>,
     /// The answer's status, when it is already known (a log line); the
-    /// live layer reads it from the response (see [`KindReason::Software`]).
+    /// live layer reads it from the response (see [`KindReason::Software`](crate::KindReason::Software)).
     pub status: Option<u16>,
     /// `Host`, to tell internal navigation from a referring site.
     pub host: Option<&'a str>,
