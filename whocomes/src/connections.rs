@@ -83,6 +83,7 @@ pub async fn serve(
     stop: impl Future<Output = ()>,
     grace: Duration,
 ) -> usize {
+    stats.keep();
     let slots = Arc::new(Semaphore::new(limits.max_connections as usize));
     let mut builder = http1::Builder::new();
     builder

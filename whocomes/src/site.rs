@@ -249,7 +249,8 @@ mod tests {
 
     /// An embedded app served by `serve_until` gets the binary's
     /// connection cap: beyond it a connection is answered 503 and closed,
-    /// and the stop still writes and closes everything.
+    /// counted on the tab (shown only once whocomes serves), and the stop
+    /// still writes and closes everything.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn an_embedded_app_is_served_under_the_connection_cap() {
         use std::time::Duration;
@@ -270,6 +271,9 @@ mod tests {
             .expect("binds");
         let addr = listener.local_addr().expect("an address");
         let app = axum::Router::new().route("/", axum::routing::get(|| async { "hello" }));
+        // Not served by whocomes yet: no connection figures to show.
+        let admin = whocomes.admin().clone();
+        assert!(admin.connections().is_none());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let served = tokio::spawn(whocomes.serve_until(listener, app, async {
             let _ = stopped.await;
@@ -288,6 +292,8 @@ mod tests {
             .expect("answered at once")
             .expect("reads");
         assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+        let figures = admin.connections().expect("kept while served");
+        assert_eq!((figures.open(), figures.refused_count()), (1, 1));
         first
             .write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             .await

@@ -3,7 +3,7 @@
 //! The host server fills these counters; the tab shows them beside the
 //! writer's.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Counters the server updates as connections come and go.
 #[derive(Debug, Default)]
@@ -11,9 +11,23 @@ pub struct ConnectionStats {
     open: AtomicU64,
     accepted: AtomicU64,
     refused: AtomicU64,
+    /// Whether a server counts its connections here: until one says so,
+    /// the counters are not shown (an app that serves itself keeps none).
+    kept: AtomicBool,
 }
 
 impl ConnectionStats {
+    /// A server starts counting its connections here: from now on the
+    /// tab and `/metrics` show them.
+    pub fn keep(&self) {
+        self.kept.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a server counts its connections here.
+    pub fn kept(&self) -> bool {
+        self.kept.load(Ordering::Relaxed)
+    }
+
     /// A connection was accepted and is being served.
     pub fn opened(&self) {
         self.open.fetch_add(1, Ordering::Relaxed);

@@ -281,9 +281,10 @@ impl Admin {
         self.0.recorder.as_deref()
     }
 
-    /// The server's connection counters, if it keeps them.
+    /// The server's connection counters, if it keeps them (a server that
+    /// was given them and counts there: [`ConnectionStats::kept`]).
     pub fn connections(&self) -> Option<&ConnectionStats> {
-        self.0.connections.as_deref()
+        self.0.connections.as_deref().filter(|stats| stats.kept())
     }
 
     /// Sign-in attempts refused over a budget since start.
