@@ -146,8 +146,12 @@ impl Health {
     /// Checks `store`: a small read within [`PROBE`]; if it fails, the
     /// store's words for why. Says in the log when the store goes down or
     /// comes back.
+    /// A read or write that succeeds while the check waits (the store came
+    /// back) outranks the check's failure, which began before it: the
+    /// store is then up, not marked down until the next recheck.
     pub async fn check(&self, store: &dyn ActivityStore) {
-        let today = Utc::now().date_naive();
+        let began = Utc::now();
+        let today = began.date_naive();
         let probe = tokio::time::timeout(PROBE, store.day_requests(today)).await;
         let failure = match probe {
             Ok(Ok(_)) => None,
@@ -167,6 +171,9 @@ impl Health {
         };
         let newly = {
             let mut state = self.lock();
+            if state.answered.is_some_and(|at| at >= began) {
+                return;
+            }
             let newly = state.down.is_none();
             let since = state.down.as_ref().map_or_else(Utc::now, |d| d.since);
             state.down = Some(Down {
@@ -243,5 +250,29 @@ mod tests {
         health.check(&up).await;
         assert!(health.gate().is_ok());
         assert!(health.down_availability().is_none());
+    }
+
+    /// A check that began while the store was silent, and ends after a
+    /// write went through (the store came back meanwhile), leaves the
+    /// store up: its late failure does not mark it down again.
+    #[tokio::test(start_paused = true)]
+    async fn a_store_that_answers_during_a_failing_check_stays_up() {
+        let name = StoreName::parse("site").expect("a name");
+        let health = std::sync::Arc::new(Health::new(&name));
+        let store = std::sync::Arc::new(MemoryStore::new(name, Retention::default()));
+        store.set_gone(Some(activity::store::Gone::Silent));
+        let checking = tokio::spawn({
+            let (health, store) = (health.clone(), store.clone());
+            async move { health.check(store.as_ref()).await }
+        });
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        // Back: a write goes through while the check still waits.
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        health.noted(Ok::<(), StoreError>(())).expect("answered");
+        checking.await.expect("the check ends");
+        assert!(!health.is_down(), "{:?}", health.down_availability());
+        // A check that begins after the last answer still finds it down.
+        health.check(store.as_ref()).await;
+        assert!(health.is_down());
     }
 }
