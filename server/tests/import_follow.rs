@@ -208,9 +208,12 @@ async fn rotation_and_copytruncate_under_a_writer_lose_and_double_nothing() {
     let renamed = data.path().join("access.log.1");
     let copied = data.path().join("access.log.2");
     let written: u32 = 1_020;
+    // The web server's log is there before the follower starts (started
+    // on a missing file, the follower refuses at once, as it should).
+    append(&log, line(0).as_bytes());
     let counts = Counts::open(data.path()).await;
     let tally = follow_while(data.path(), &log, async {
-        let mut n = 0;
+        let mut n = 1;
         while n < written {
             append(&log, line(n).as_bytes());
             n += 1;
@@ -321,7 +324,7 @@ async fn the_binary_stopped_by_sigterm_and_restarted_counts_every_line_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn follow_refuses_stdin_several_logs_and_gzip_clearly() {
+async fn follow_refuses_stdin_several_logs_gzip_and_a_missing_log_clearly() {
     let data = tempfile::tempdir().expect("a folder");
     let log = data.path().join("access.log");
     let gz = data.path().join("access.log.gz");
@@ -345,6 +348,12 @@ async fn follow_refuses_stdin_several_logs_and_gzip_clearly() {
         .await
         .expect_err("gzip is refused");
     assert!(format!("{gzip:#}").contains("gzip-compressed"), "{gzip:#}");
+
+    let absent = data.path().join("not-yet.log");
+    let missing = server::import::follow::follow(&args(data.path(), &absent, true), never())
+        .await
+        .expect_err("a missing log is refused");
+    assert!(format!("{missing:#}").contains("cannot open"), "{missing:#}");
 
     let flags = Cli::try_parse_from(["whocomes", "import", "--follow-poll-ms", "5", "x.log"]);
     assert!(flags.is_err(), "--follow-poll-ms without --follow");
