@@ -239,6 +239,7 @@ fn visitor_day() -> impl Strategy<Value = VisitorDay> {
                         .map(|(path, requests)| PathCount { path, requests })
                         .collect(),
                     sources: Vec::new(),
+                    pages: Default::default(),
                 }
             },
         )

@@ -353,7 +353,10 @@ async fn follow_refuses_stdin_several_logs_gzip_and_a_missing_log_clearly() {
     let missing = server::import::follow::follow(&args(data.path(), &absent, true), never())
         .await
         .expect_err("a missing log is refused");
-    assert!(format!("{missing:#}").contains("cannot open"), "{missing:#}");
+    assert!(
+        format!("{missing:#}").contains("cannot open"),
+        "{missing:#}"
+    );
 
     let flags = Cli::try_parse_from(["whocomes", "import", "--follow-poll-ms", "5", "x.log"]);
     assert!(flags.is_err(), "--follow-poll-ms without --follow");

@@ -2,7 +2,8 @@
 //!
 //! - `store` — the [`ActivityStore`](store::ActivityStore) trait, its errors
 //!   and what it is told to keep;
-//! - `rows` — the rows it carries;
+//! - `rows` — the rows it carries, and `page_loads`, what a visitor-day's
+//!   page loads say of its visits;
 //! - `memory`, `null` — the stores that need no engine;
 //! - `readers` — the reference readers an adapter with no quicker way calls;
 //! - `figures` — what an adapter counts about itself for the Stores card.
@@ -12,6 +13,7 @@
 pub mod figures;
 pub mod memory;
 pub mod null;
+pub mod page_loads;
 pub mod readers;
 pub mod rows;
 pub mod store;

@@ -10,8 +10,9 @@ use std::time::Duration;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::port::page_loads::PageLoads;
 use crate::request::bot_class::{BotClass, ClassSet};
-use crate::request::evidence::Evidence;
+use crate::request::evidence::{Evidence, Shape};
 use crate::request::kind::Kind;
 use crate::visitor::address::Network;
 use crate::visitor::country::Country;
@@ -114,6 +115,9 @@ pub struct VisitorDay {
     pub top_paths: Vec<PathCount>,
     /// The sources of its page loads, most first.
     pub sources: Vec<SourceCount>,
+    /// Its page loads as visits: entry and exit page, time on site.
+    #[serde(default)]
+    pub pages: PageLoads,
 }
 
 /// Whether a store can keep activity right now, in words a page can show.
@@ -325,6 +329,7 @@ impl VisitorDay {
         self.self_reads += later.self_reads;
         self.evidence |= later.evidence;
         self.bot_classes |= later.bot_classes;
+        self.pages.merge(&later.pages);
         for path in later.top_paths {
             match self.top_paths.iter_mut().find(|p| p.path == path.path) {
                 Some(kept) => kept.requests += path.requests,
@@ -396,6 +401,7 @@ struct VisitorFold<'a> {
     row: VisitorDay,
     paths: BTreeMap<&'a str, u64>,
     sources: BTreeMap<&'a Source, u64>,
+    page_loads: Vec<(DateTime<Utc>, &'a str)>,
 }
 
 impl<'a> VisitorFold<'a> {
@@ -416,9 +422,11 @@ impl<'a> VisitorFold<'a> {
                 bot_classes: ClassSet::default(),
                 top_paths: Vec::new(),
                 sources: Vec::new(),
+                pages: PageLoads::default(),
             },
             paths: BTreeMap::new(),
             sources: BTreeMap::new(),
+            page_loads: Vec::new(),
         }
     }
 
@@ -443,10 +451,14 @@ impl<'a> VisitorFold<'a> {
         if let Some(source) = &hit.source {
             *self.sources.entry(source).or_default() += 1;
         }
+        if hit.shape == Shape::PageLoad {
+            self.page_loads.push((hit.at, &hit.path));
+        }
     }
 
     fn finish(self) -> VisitorDay {
         let mut row = self.row;
+        row.pages = PageLoads::of(self.page_loads);
         row.top_paths = self
             .paths
             .into_iter()

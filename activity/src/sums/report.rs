@@ -448,6 +448,7 @@ mod tests {
                     page_loads: 1,
                 })
                 .collect(),
+            pages: Default::default(),
         }
     }
 

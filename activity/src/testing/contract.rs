@@ -15,11 +15,11 @@ use crate::request::source::Source;
 use crate::visitor::address::Network;
 use crate::visitor::token::VisitorToken;
 
-fn token(n: u8) -> VisitorToken {
+pub(super) fn token(n: u8) -> VisitorToken {
     VisitorToken::parse(&format!("{n:032x}")).unwrap_or_else(|| panic!("a test token: {n}"))
 }
 
-fn hit(
+pub(super) fn hit(
     store: &StoreName,
     at: DateTime<Utc>,
     visitor: u8,
@@ -383,6 +383,7 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
     summaries_contract(store, today, old_day).await;
     ledger_contract(store).await;
     notes_contract(store).await;
+    super::page_loads_contract::page_loads_contract(store, today - Duration::days(2)).await;
     store.close().await;
 }
 

@@ -11,8 +11,22 @@ use crate::sums::report::{BotCount, KindCounts};
 use crate::sums::summary::{DaySummary, midnight};
 use crate::testing::sample;
 
+/// Migration 0009 (both stores) undone: visitor-days without their page
+/// loads. A store put back to it reads as [`Holdings::without_page_loads`].
+pub const BEFORE_0009: [&str; 8] = [
+    "ALTER TABLE visitor_days DROP COLUMN page_loads",
+    "ALTER TABLE visitor_days DROP COLUMN entry_at",
+    "ALTER TABLE visitor_days DROP COLUMN entry_page",
+    "ALTER TABLE visitor_days DROP COLUMN exit_at",
+    "ALTER TABLE visitor_days DROP COLUMN exit_page",
+    "ALTER TABLE visitor_days DROP COLUMN stay_ms",
+    "ALTER TABLE visitor_days DROP COLUMN visits",
+    "DELETE FROM _sqlx_migrations WHERE version = 9",
+];
+
 /// Migration 0008 (both stores) undone: visitor-days without a country.
-/// A store put back to it reads as [`Holdings::without_countries`].
+/// A store put back to it reads as [`Holdings::without_countries`] (which
+/// is without page loads too: 0009 came later).
 pub const BEFORE_0008: [&str; 2] = [
     "ALTER TABLE visitor_days DROP COLUMN country",
     "DELETE FROM _sqlx_migrations WHERE version = 8",
@@ -58,10 +72,20 @@ impl Holdings {
         for visitor in &mut self.visitors {
             visitor.country = None;
         }
+        self = self.without_page_loads();
         for summary in &mut self.summaries {
             let known: u64 = summary.countries.values().sum();
             summary.countries.clear();
             summary.no_country += known;
+        }
+        self
+    }
+
+    /// What a store of the schema before migration 0009 gives back: no
+    /// visitor-day's page loads.
+    pub fn without_page_loads(mut self) -> Self {
+        for visitor in &mut self.visitors {
+            visitor.pages = Default::default();
         }
         self
     }

@@ -10,6 +10,8 @@ pub mod corpus;
 #[cfg(any(test, feature = "testing"))]
 pub mod holdings;
 #[cfg(any(test, feature = "testing"))]
+mod page_loads_contract;
+#[cfg(any(test, feature = "testing"))]
 pub mod sample;
 #[cfg(any(test, feature = "testing"))]
 pub mod verdict_table;

@@ -101,6 +101,8 @@ pub fn day_rows(store: &StoreName, day: NaiveDate, visitors: u32, seed: u64) -> 
             _ => vec![],
         };
         let first_seen = midnight + Duration::seconds(first as i64);
+        let last_seen = first_seen + Duration::seconds((next() % 1_800) as i64);
+        let pages = sample_pages(&top_paths, requests, first_seen, last_seen);
         rows.push(VisitorDay {
             store: store.clone(),
             day,
@@ -108,7 +110,7 @@ pub fn day_rows(store: &StoreName, day: NaiveDate, visitors: u32, seed: u64) -> 
             network: Network::of(Some(ip)),
             country: country(n.into()),
             first_seen,
-            last_seen: first_seen + Duration::seconds((next() % 1_800) as i64),
+            last_seen,
             requests,
             bots: bots * requests,
             self_reads: self_reads * requests,
@@ -135,6 +137,7 @@ pub fn day_rows(store: &StoreName, day: NaiveDate, visitors: u32, seed: u64) -> 
                     page_loads,
                 })
                 .collect(),
+            pages,
         });
     }
     Batch {
@@ -282,4 +285,33 @@ pub async fn time_ingest(
         );
     }
     took
+}
+
+/// A sample visitor-day's page loads: every request a page load, one visit
+/// from its first to its last request, entering on its first path and
+/// leaving on its last.
+fn sample_pages(
+    paths: &[PathCount],
+    requests: u64,
+    first_seen: DateTime<Utc>,
+    last_seen: DateTime<Utc>,
+) -> crate::port::page_loads::PageLoads {
+    use crate::port::page_loads::{PageAt, PageLoads};
+    let (Some(entry), Some(exit)) = (paths.first(), paths.last()) else {
+        return PageLoads::default();
+    };
+    let last_seen = if requests > 1 { last_seen } else { first_seen };
+    PageLoads {
+        count: requests,
+        entry: Some(PageAt {
+            at: first_seen,
+            path: entry.path.clone(),
+        }),
+        exit: Some(PageAt {
+            at: last_seen,
+            path: exit.path.clone(),
+        }),
+        stay_ms: (last_seen - first_seen).num_milliseconds().unsigned_abs(),
+        visits: 1,
+    }
 }

@@ -94,7 +94,10 @@ impl Part {
 
     /// Takes off what `earlier` added to document `id` (an earlier write
     /// known to have been applied to it). Only counts are taken off: the
-    /// rest of a visitor-day (times, evidence, classes) adds the same twice.
+    /// rest of a visitor-day (times, evidence, classes, entry and exit
+    /// pages) adds the same twice. Its page loads' count, stay and visits
+    /// are counts: the part written again overlaps the document, and
+    /// overlapping page loads add theirs.
     pub fn take_off(&mut self, id: &str, earlier: &Part) {
         if id == docs::DAY_ID {
             let day = &mut self.day;
@@ -115,6 +118,10 @@ impl Part {
             row.requests = row.requests.saturating_sub(before.requests);
             row.bots = row.bots.saturating_sub(before.bots);
             row.self_reads = row.self_reads.saturating_sub(before.self_reads);
+            let (pages, earlier) = (&mut row.pages, &before.pages);
+            pages.count = pages.count.saturating_sub(earlier.count);
+            pages.stay_ms = pages.stay_ms.saturating_sub(earlier.stay_ms);
+            pages.visits = pages.visits.saturating_sub(earlier.visits);
             for path in &before.top_paths {
                 if let Some(kept) = row.top_paths.iter_mut().find(|p| p.path == path.path) {
                     kept.requests = kept.requests.saturating_sub(path.requests);

@@ -5,7 +5,8 @@
 
 use std::sync::LazyLock;
 
-use activity::rows::Batch;
+use activity::page_loads::PageLoads;
+use activity::rows::{Batch, VisitorDay};
 use activity::store::StoreError;
 use activity::visitor_numbers::VisitorNumbers;
 use activity_sql::upsert::{self, Upsert};
@@ -84,9 +85,10 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
     let visitors = format!(
         "INSERT INTO visitor_days ({}) SELECT * FROM UNNEST($1::text[], $2::date[], \
          $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::int8[], \
-         $8::int8[], $9::int8[], $10::int4[], $11::int4[], $12::text[]) {}",
+         $8::int8[], $9::int8[], $10::int4[], $11::int4[], $12::text[], $13::int8[], \
+         $14::int8[], $15::text[], $16::int8[], $17::text[], $18::int8[], $19::int8[]) {}",
         upsert::VISITOR_DAYS_COLUMNS,
-        upsert::VISITOR_DAYS_CONFLICT
+        &*upsert::VISITOR_DAYS_CONFLICT
     );
     let numbers = if rows.is_empty() {
         Vec::new()
@@ -116,6 +118,25 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
                     .map(|r| r.country.map(|country| country.to_string()))
                     .collect::<Vec<_>>(),
             )
+            .bind(rows.iter().map(|r| int(r.pages.count)).collect::<Vec<_>>())
+            .bind(pages(rows, |p| {
+                p.entry.as_ref().map(|page| page.at.timestamp_millis())
+            }))
+            .bind(pages(rows, |p| {
+                p.entry.as_ref().map(|page| page.path.clone())
+            }))
+            .bind(pages(rows, |p| {
+                p.exit.as_ref().map(|page| page.at.timestamp_millis())
+            }))
+            .bind(pages(rows, |p| {
+                p.exit.as_ref().map(|page| page.path.clone())
+            }))
+            .bind(
+                rows.iter()
+                    .map(|r| int(r.pages.stay_ms))
+                    .collect::<Vec<_>>(),
+            )
+            .bind(rows.iter().map(|r| int(r.pages.visits)).collect::<Vec<_>>())
             .fetch_all(&mut *tx)
             .await
             .map_err(failed)?
@@ -202,4 +223,9 @@ fn visitor_parts<'q, Name: AsRef<str>>(sql: &'q str, parts: &[(i64, Name, u64)])
                 .collect::<Vec<_>>(),
         )
         .bind(parts.iter().map(|(_, _, n)| int(*n)).collect::<Vec<_>>())
+}
+
+/// One column of the visitor-days' page loads, as an array to bind.
+fn pages<T>(rows: &[VisitorDay], column: impl Fn(&PageLoads) -> T) -> Vec<T> {
+    rows.iter().map(|row| column(&row.pages)).collect()
 }

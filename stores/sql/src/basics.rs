@@ -1,5 +1,5 @@
 //! What both engines do alike on their sqlx database: bind a text or an
-//! integer, read a text back, run a statement. Written once, for every
+//! integer, read a text or an integer that may be NULL back, run a statement. Written once, for every
 //! database whose types allow it; the bounds are checked where an engine
 //! names its database, so the shared code needs none.
 
@@ -37,6 +37,8 @@ pub trait Basics: Database {
     fn text(row: &Self::Row, column: &str) -> Result<String, StoreError>;
     /// A column as text or NULL, or an error naming the column.
     fn optional_text(row: &Self::Row, column: &str) -> Result<Option<String>, StoreError>;
+    /// A 64-bit integer column or NULL, or an error naming the column.
+    fn optional_int(row: &Self::Row, column: &str) -> Result<Option<i64>, StoreError>;
     /// Runs a statement on the pool and returns its rows.
     fn fetch_all<'a, 'q: 'a>(
         pool: &'a Pool<Self>,
@@ -55,6 +57,7 @@ where
     for<'q> &'q str: Encode<'q, DB> + Type<DB>,
     for<'q> i64: Encode<'q, DB> + Type<DB>,
     for<'r> String: Decode<'r, DB> + Type<DB>,
+    for<'r> i64: Decode<'r, DB> + Type<DB>,
     for<'q> <DB as Database>::Arguments<'q>: IntoArguments<'q, DB>,
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'a> &'a str: ColumnIndex<DB::Row>,
@@ -72,6 +75,10 @@ where
     }
 
     fn optional_text(row: &DB::Row, name: &str) -> Result<Option<String>, StoreError> {
+        column::<DB, _>(row, name)
+    }
+
+    fn optional_int(row: &DB::Row, name: &str) -> Result<Option<i64>, StoreError> {
         column::<DB, _>(row, name)
     }
 

@@ -84,6 +84,10 @@ pub trait Engine: Send + Sync + 'static {
     fn optional_text(row: &Row<Self>, column: &str) -> Result<Option<String>, StoreError> {
         Self::Db::optional_text(row, column)
     }
+    /// A 64-bit integer column, or NULL.
+    fn optional_int(row: &Row<Self>, column: &str) -> Result<Option<i64>, StoreError> {
+        Self::Db::optional_int(row, column)
+    }
     /// A day column.
     fn day(row: &Row<Self>, column: &str) -> Result<NaiveDate, StoreError>;
     /// An hour column (the start of an hour).

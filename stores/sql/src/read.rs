@@ -8,6 +8,7 @@ use activity::address::Network;
 use activity::bot_class::{BotClass, ClassSet};
 use activity::country::Country;
 use activity::evidence::Evidence;
+use activity::page_loads::{PageAt, PageLoads};
 use activity::report::{BotCount, KindCounts};
 use activity::rows::{HourRow, PathCount, SourceCount, VisitorDay, attach_parts};
 use activity::source::Source;
@@ -184,7 +185,7 @@ pub(crate) async fn visitors<E: Engine>(
     let (order, _) = chosen(which);
     let sql = format!(
         "SELECT day, visitor, network, first_seen, last_seen, requests, bots, self_reads, \
-                evidence, bot_classes, country \
+                evidence, bot_classes, country, {PAGE_LOADS_COLUMNS} \
          FROM visitor_days WHERE store = $1 AND day >= $2 {order}"
     );
     let rows = E::fetch_all(pool, bound::<E>(&sql, store, since, which))
@@ -214,6 +215,7 @@ pub(crate) async fn visitors<E: Engine>(
             ),
             top_paths: Vec::new(),
             sources: Vec::new(),
+            pages: page_loads::<E>(row)?,
         });
     }
 
@@ -350,4 +352,29 @@ pub(crate) fn class_bits() -> Vec<(String, i64)> {
         .iter()
         .map(|class| (class.as_str().to_owned(), i64::from(class.bit())))
         .collect()
+}
+
+/// The columns [`page_loads`] reads.
+const PAGE_LOADS_COLUMNS: &str =
+    "page_loads, entry_at, entry_page, exit_at, exit_page, stay_ms, visits";
+
+/// A visitor-day's page loads, from its columns.
+fn page_loads<E: Engine>(row: &Row<E>) -> Result<PageLoads, StoreError> {
+    let page = |at: &str, path: &str| -> Result<Option<PageAt>, StoreError> {
+        match (E::optional_int(row, at)?, E::optional_text(row, path)?) {
+            (Some(millis), Some(path)) => Ok(Some(PageAt {
+                at: DateTime::from_timestamp_millis(millis).ok_or_else(|| invalid(at))?,
+                path,
+            })),
+            (None, None) => Ok(None),
+            _ => Err(invalid(path)),
+        }
+    };
+    Ok(PageLoads {
+        count: count(E::int(row, "page_loads")?),
+        entry: page("entry_at", "entry_page")?,
+        exit: page("exit_at", "exit_page")?,
+        stay_ms: count(E::int(row, "stay_ms")?),
+        visits: count(E::int(row, "visits")?),
+    })
 }

@@ -4,6 +4,10 @@
 //! array per column), and these words for the rest. Columns of the row
 //! already kept are named with their table, which both engines read.
 
+use std::sync::LazyLock;
+
+use activity::page_loads::STAY_GAP_MS;
+
 /// One table's upsert: its columns in the order the rows bind them, and
 /// what a row already kept becomes.
 #[derive(Clone, Copy, Debug)]
@@ -53,10 +57,19 @@ pub const DAY_MARKS: Upsert = Upsert {
 };
 
 /// The visitor-days: the network (and the country, when known) of the later
-/// request, the first and last
-/// times, counts added, evidence and classes joined; each row's number back.
+/// request, the first and last times, counts added, evidence and classes
+/// joined, page loads added as [`PAGE_LOADS`] says; each row's number back.
 /// (The engine adds `id` to the columns if it hands out the numbers itself.)
-pub const VISITOR_DAYS_CONFLICT: &str = "ON CONFLICT (store, day, visitor) DO UPDATE SET \
+pub static VISITOR_DAYS_CONFLICT: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "ON CONFLICT (store, day, visitor) DO UPDATE SET {VISITOR_DAYS_SET}, {} \
+         RETURNING day, visitor, id",
+        page_loads_set()
+    )
+});
+
+/// What a visitor-day already kept becomes, but its page loads.
+const VISITOR_DAYS_SET: &str = "\
      network = CASE WHEN excluded.last_seen >= visitor_days.last_seen \
                     THEN excluded.network ELSE visitor_days.network END, \
      first_seen = CASE WHEN excluded.first_seen < visitor_days.first_seen \
@@ -70,12 +83,52 @@ pub const VISITOR_DAYS_CONFLICT: &str = "ON CONFLICT (store, day, visitor) DO UP
      bot_classes = visitor_days.bot_classes | excluded.bot_classes, \
      country = CASE WHEN excluded.last_seen >= visitor_days.last_seen \
                     THEN coalesce(excluded.country, visitor_days.country) \
-                    ELSE coalesce(visitor_days.country, excluded.country) END \
-     RETURNING day, visitor, id";
+                    ELSE coalesce(visitor_days.country, excluded.country) END";
 
 /// A visitor-day's columns, in the order its rows bind them.
 pub const VISITOR_DAYS_COLUMNS: &str = "store, day, visitor, network, first_seen, last_seen, \
-     requests, bots, self_reads, evidence, bot_classes, country";
+     requests, bots, self_reads, evidence, bot_classes, country, \
+     page_loads, entry_at, entry_page, exit_at, exit_page, stay_ms, visits";
+
+/// The SQL twin of `PageLoads::merge` (whocomes-activity's
+/// `port/page_loads.rs`), which the store contract checks it against: the
+/// kept row `v` and the new part `e` add up to the same whichever came
+/// first. Times are Unix milliseconds; paths compare byte by byte.
+fn page_loads_set() -> String {
+    let (v, e) = ("visitor_days", "excluded");
+    let both = format!("{v}.entry_at IS NOT NULL AND {e}.entry_at IS NOT NULL");
+    // The gap between the parts when one ends before the other starts
+    // (NULL when they overlap), and whether it is short enough to join them.
+    let gap = format!(
+        "(CASE WHEN {v}.exit_at <= {e}.entry_at THEN {e}.entry_at - {v}.exit_at \
+               WHEN {e}.exit_at <= {v}.entry_at THEN {v}.entry_at - {e}.exit_at END)"
+    );
+    let joined = format!("({both} AND {gap} < {STAY_GAP_MS})");
+    let bridge = format!("(CASE WHEN {joined} THEN {gap} ELSE 0 END)");
+    let span = format!(
+        "((CASE WHEN {e}.exit_at > {v}.exit_at THEN {e}.exit_at ELSE {v}.exit_at END) - \
+          (CASE WHEN {e}.entry_at < {v}.entry_at THEN {e}.entry_at ELSE {v}.entry_at END))"
+    );
+    let stays = format!("({v}.stay_ms + {e}.stay_ms + {bridge})");
+    let earlier = format!(
+        "({v}.entry_at IS NULL OR ({e}.entry_at IS NOT NULL AND \
+          ({e}.entry_at, {e}.entry_page) < ({v}.entry_at, {v}.entry_page)))"
+    );
+    let later = format!(
+        "({v}.exit_at IS NULL OR ({e}.exit_at IS NOT NULL AND \
+          ({e}.exit_at, {e}.exit_page) > ({v}.exit_at, {v}.exit_page)))"
+    );
+    format!(
+        "page_loads = {v}.page_loads + {e}.page_loads, \
+         entry_at = CASE WHEN {earlier} THEN {e}.entry_at ELSE {v}.entry_at END, \
+         entry_page = CASE WHEN {earlier} THEN {e}.entry_page ELSE {v}.entry_page END, \
+         exit_at = CASE WHEN {later} THEN {e}.exit_at ELSE {v}.exit_at END, \
+         exit_page = CASE WHEN {later} THEN {e}.exit_page ELSE {v}.exit_page END, \
+         stay_ms = CASE WHEN NOT ({both}) THEN {v}.stay_ms + {e}.stay_ms \
+                        WHEN {stays} > {span} THEN {span} ELSE {stays} END, \
+         visits = {v}.visits + {e}.visits - (CASE WHEN {joined} THEN 1 ELSE 0 END)"
+    )
+}
 
 /// Bot requests per day and class (visitor-days per class are kept only
 /// when a day's visitor rows expire).

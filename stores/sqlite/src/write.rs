@@ -54,6 +54,23 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
                 .bind(i64::from(row.evidence.0))
                 .bind(i64::from(row.bot_classes.0))
                 .bind(row.country.map(|country| country.to_string()))
+                .bind(int(row.pages.count))
+                .bind(
+                    row.pages
+                        .entry
+                        .as_ref()
+                        .map(|page| page.at.timestamp_millis()),
+                )
+                .bind(row.pages.entry.as_ref().map(|page| page.path.as_str()))
+                .bind(
+                    row.pages
+                        .exit
+                        .as_ref()
+                        .map(|page| page.at.timestamp_millis()),
+                )
+                .bind(row.pages.exit.as_ref().map(|page| page.path.as_str()))
+                .bind(int(row.pages.stay_ms))
+                .bind(int(row.pages.visits))
                 .bind(*id)
         })
         .await?;
@@ -134,9 +151,9 @@ static VISITORS: LazyLock<Chunked> = LazyLock::new(|| {
             "INSERT INTO visitor_days ({}, id) \
              SELECT * FROM (VALUES {{rows}}) WHERE column1 IS NOT NULL {}",
             upsert::VISITOR_DAYS_COLUMNS,
-            upsert::VISITOR_DAYS_CONFLICT
+            &*upsert::VISITOR_DAYS_CONFLICT
         ),
-        13,
+        20,
     )
 });
 

@@ -53,8 +53,9 @@ async fn a_store_of_the_previous_schema_keeps_every_count() {
     let mut old = sqlx::SqliteConnection::connect(&format!("sqlite://{path}"))
         .await
         .expect("opens the file");
-    for sql in holdings::BEFORE_0008
+    for sql in holdings::BEFORE_0009
         .into_iter()
+        .chain(holdings::BEFORE_0008)
         .chain(BEFORE_0007)
         .chain(holdings::BEFORE_0005)
     {
@@ -72,7 +73,7 @@ async fn a_store_of_the_previous_schema_keeps_every_count() {
     assert_eq!(
         holdings::read(&reopened, now).await,
         written.without_countries(),
-        "every count kept; the visitor-days of before 0008 have no country"
+        "every count kept; the visitor-days of before 0008 have no country, of before 0009 no page loads"
     );
     reopened.close().await;
 }

@@ -1,0 +1,13 @@
+-- A visitor-day's page loads read as visits (whocomes-activity's
+-- port/page_loads.rs): how many; the first and the last, each when (Unix
+-- milliseconds) and its cleaned path; time on site (the sum of the gaps
+-- under 30 minutes between page loads, in milliseconds); and how many
+-- visits (runs of page loads 30 minutes or more apart). Visitor-days kept
+-- before this migration have no page loads recorded: 0 and NULL.
+ALTER TABLE visitor_days ADD COLUMN page_loads INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE visitor_days ADD COLUMN entry_at INTEGER;
+ALTER TABLE visitor_days ADD COLUMN entry_page TEXT;
+ALTER TABLE visitor_days ADD COLUMN exit_at INTEGER;
+ALTER TABLE visitor_days ADD COLUMN exit_page TEXT;
+ALTER TABLE visitor_days ADD COLUMN stay_ms INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE visitor_days ADD COLUMN visits INTEGER NOT NULL DEFAULT 0;
