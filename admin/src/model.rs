@@ -33,6 +33,10 @@ pub struct Overview {
     /// Where from, by place: people visitor-days by country, most first.
     #[serde(default)]
     pub countries: Vec<CountryRow>,
+    /// People's visits: pages per visitor-day, one-page visitor-days, time
+    /// on site, entry and exit pages.
+    #[serde(default)]
+    pub visits: VisitFigures,
     /// The path through: visitor-days per step.
     pub funnel: Vec<FunnelCount>,
     /// The most requested paths of the range.
@@ -57,6 +61,70 @@ pub struct Overview {
     /// next read shows it new).
     #[serde(default)]
     pub current: bool,
+}
+
+/// People's visits over the range (ACCURACY.md, "Visits"): sums, from
+/// which the rates are made, and the most common entry and exit pages.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VisitFigures {
+    /// The sums, over the people visitor-days that loaded a page.
+    pub sums: VisitTotals,
+    /// The same sums over the period before.
+    pub previous: VisitTotals,
+    /// People visitor-days by the page they came in on, most first.
+    pub entries: Vec<PageCount>,
+    /// People visitor-days by the page they left from, most first.
+    pub exits: Vec<PageCount>,
+}
+
+/// People's visits summed over a period.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VisitTotals {
+    /// People visitor-days that loaded a page.
+    pub visitor_days: u64,
+    /// Their page loads.
+    pub page_loads: u64,
+    /// Those that loaded exactly one page.
+    pub one_page: u64,
+    /// Their visits (30 minutes without a page load ends one).
+    pub visits: u64,
+    /// Their time on site, in milliseconds.
+    pub stay_ms: u64,
+}
+
+impl VisitTotals {
+    /// Pages per visitor-day, to one decimal (`None`: no page loaded).
+    pub fn pages_per_visitor_day(&self) -> Option<String> {
+        (self.visitor_days > 0)
+            .then(|| format!("{:.1}", self.page_loads as f64 / self.visitor_days as f64))
+    }
+
+    /// The share of visitor-days that loaded one page, as a whole percent.
+    pub fn bounce_rate(&self) -> Option<String> {
+        (self.visitor_days > 0).then(|| {
+            format!(
+                "{}%",
+                (self.one_page as f64 * 100.0 / self.visitor_days as f64).round()
+            )
+        })
+    }
+
+    /// The mean time on site per visit, as minutes and seconds (`2m 05s`).
+    pub fn time_per_visit(&self) -> Option<String> {
+        (self.visits > 0).then(|| {
+            let seconds = (self.stay_ms / self.visits + 500) / 1000;
+            format!("{}m {:02}s", seconds / 60, seconds % 60)
+        })
+    }
+}
+
+/// A page and the people visitor-days that entered or left on it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageCount {
+    /// The cleaned path.
+    pub path: String,
+    /// People visitor-days.
+    pub visitor_days: u64,
 }
 
 /// One day's visitor-days by kind.

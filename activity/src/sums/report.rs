@@ -11,6 +11,7 @@ use crate::request::bot_class::{BotClass, ClassSet};
 use crate::request::evidence::Evidence;
 use crate::visitor::country::Country;
 // The verdict's 0.2 paths: it has its own home now.
+use crate::port::page_loads::PageLoads;
 use crate::port::rows::{HourRow, VisitorDay};
 use crate::request::hit::StoreName;
 use crate::request::source::{Source, SourceGroup};
@@ -102,6 +103,9 @@ pub struct MergedVisitor {
     pub sources: BTreeMap<Source, u64>,
     /// The country its address was in, if any store knew it.
     pub country: Option<Country>,
+    /// Its page loads, over stores.
+    #[serde(default)]
+    pub pages: PageLoads,
 }
 
 impl MergedVisitor {
@@ -145,6 +149,7 @@ pub fn merge_visitors<'a>(rows: impl IntoIterator<Item = &'a VisitorDay>) -> Vec
                 paths: BTreeMap::new(),
                 sources: BTreeMap::new(),
                 country: None,
+                pages: PageLoads::default(),
             });
         entry.country = entry.country.or(row.country);
         entry.stores.insert(row.store.clone());
@@ -153,6 +158,7 @@ pub fn merge_visitors<'a>(rows: impl IntoIterator<Item = &'a VisitorDay>) -> Vec
         entry.self_reads += row.self_reads;
         entry.evidence |= row.evidence;
         entry.bot_classes |= row.bot_classes;
+        entry.pages.merge(&row.pages);
         for path in &row.top_paths {
             *entry.paths.entry(path.path.clone()).or_default() += path.requests;
         }

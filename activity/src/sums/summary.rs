@@ -19,6 +19,8 @@ use crate::request::source::Source;
 use crate::sums::report::{
     self, BotCount, FunnelStep, KindCounts, MergedVisitor, PathTotal, SourceReport,
 };
+use crate::sums::visits::VisitSums;
+use crate::verdict::rule::VisitorKind;
 use crate::visitor::country::Country;
 
 /// The most funnel steps a store's engine counts in one pass (one bit each).
@@ -46,6 +48,10 @@ pub struct DaySummary {
     pub countries: BTreeMap<Country, u64>,
     /// People visitor-days whose address was in no known country's block.
     pub no_country: u64,
+    /// People's visits: page loads, one-page visitor-days, time on site,
+    /// entry and exit pages.
+    #[serde(default)]
+    pub visits: VisitSums,
 }
 
 impl DaySummary {
@@ -60,6 +66,7 @@ impl DaySummary {
             bots: BTreeMap::new(),
             countries: BTreeMap::new(),
             no_country: 0,
+            visits: VisitSums::default(),
         }
     }
 
@@ -101,6 +108,7 @@ impl DaySummary {
             self.add_country(Some(*country), *visitor_days);
         }
         self.no_country += other.no_country;
+        self.visits.absorb(&other.visits);
     }
 
     /// Adds bot counts by class.
@@ -160,6 +168,7 @@ impl DaySums {
             .into_values()
             .map(|mut summary| {
                 summary.paths = keep_top_paths(std::mem::take(&mut summary.paths));
+                summary.visits.keep_top();
                 summary
             })
             .collect()
@@ -247,6 +256,9 @@ pub fn summarize(
         summary.add_bots(&report::class_visitor_days(visitors));
         for (country, people) in report::people_by_country(visitors) {
             summary.add_country(country, people);
+        }
+        for visitor in visitors.iter().filter(|v| v.kind() == VisitorKind::Person) {
+            summary.visits.add(&visitor.pages);
         }
         for (count, more) in summary
             .steps

@@ -8,47 +8,10 @@ use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use crate::port::rows::{Batch, HourRow, Seen, VisitorDay};
 use crate::port::store::ActivityStore;
 use crate::request::bot_class::BotClass;
-use crate::request::evidence::{Evidence, FilesMark, Shape};
-use crate::request::hit::{Hit, StoreName};
+use crate::request::evidence::{Evidence, FilesMark};
 use crate::request::kind::Kind;
-use crate::request::source::Source;
-use crate::visitor::address::Network;
-use crate::visitor::token::VisitorToken;
 
-pub(super) fn token(n: u8) -> VisitorToken {
-    VisitorToken::parse(&format!("{n:032x}")).unwrap_or_else(|| panic!("a test token: {n}"))
-}
-
-pub(super) fn hit(
-    store: &StoreName,
-    at: DateTime<Utc>,
-    visitor: u8,
-    path: &str,
-    kind: Kind,
-    source: Option<&str>,
-) -> Hit {
-    Hit {
-        at,
-        visitor: token(visitor),
-        network: Network::of(Some(std::net::IpAddr::from([203, 0, 113, visitor]))),
-        country: crate::testing::sample::country(visitor.into()),
-        path: path.to_owned(),
-        store: store.clone(),
-        kind,
-        source: source.map(|s| match Source::try_from(s.to_owned()) {
-            Ok(source) => source,
-            Err(error) => panic!("a test source: {error}"),
-        }),
-        shape: Shape::PageLoad,
-        // People here fetched the page's files, except visitors 4 and 5.
-        evidence: if kind == Kind::Person && visitor < 4 {
-            Evidence::FILES
-        } else {
-            Evidence::NONE
-        },
-        bot_class: (kind == Kind::Bot).then_some(BotClass::Scanner),
-    }
-}
+use super::contract_hits::{hit, token};
 
 fn sorted_hours(mut rows: Vec<HourRow>) -> Vec<HourRow> {
     rows.sort_by(|a, b| (a.hour, &a.path).cmp(&(b.hour, &b.path)));
@@ -522,6 +485,7 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
             assert_eq!(summary.steps, expected.steps, "funnel steps on {day}");
             assert_eq!(summary.bots, expected.bots, "bot classes on {day}");
             assert_eq!(summary.countries, expected.countries, "countries on {day}");
+            assert_eq!(summary.visits, expected.visits, "people's visits on {day}");
             assert_eq!(
                 summary.no_country, expected.no_country,
                 "no country on {day}"
@@ -542,6 +506,14 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
             .map(|count| count.verified)
             .sum();
         assert!(verified > 0, "verified crawlers are counted by class");
+        let entered: u64 = summaries
+            .iter()
+            .flat_map(|s| s.visits.entries.values())
+            .sum();
+        assert!(
+            entered > 0 && summaries.iter().any(|s| s.visits.one_page > 0),
+            "the sample's people enter on pages, some on one page only"
+        );
     }
     let summaries = store
         .day_summaries(old_day, today, &steps)
@@ -604,6 +576,7 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
 mod tests {
     use super::*;
     use crate::port::store::{MemoryStore, Retention};
+    use crate::request::hit::StoreName;
     use std::future::Future;
 
     #[test]

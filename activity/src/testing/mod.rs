@@ -6,6 +6,8 @@
 
 #[cfg(any(test, feature = "testing"))]
 pub mod contract;
+#[cfg(any(test, feature = "testing"))]
+mod contract_hits;
 pub mod corpus;
 #[cfg(any(test, feature = "testing"))]
 pub mod holdings;

@@ -11,7 +11,7 @@ use crate::port::store::ActivityStore;
 use crate::request::evidence::Shape;
 use crate::request::kind::Kind;
 
-use super::contract::{hit, token};
+use super::contract_hits::{hit, token};
 
 /// Visitors 7 to 9 on `day`, each given its page loads batch by batch.
 pub(super) async fn page_loads_contract(store: &dyn ActivityStore, day: NaiveDate) {

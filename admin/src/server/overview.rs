@@ -10,12 +10,13 @@ use activity::country::{self, Country};
 use activity::report::{BotCount, SourceReport};
 use activity::rows::VisitorDay;
 use activity::source::SourceGroup;
+use activity::visits::VisitSums;
 use chrono::{DateTime, Utc};
 use reading::{RangeFigures, StoreFigures};
 
 use crate::model::{
-    BotRow, CountryRow, DayKinds, Overview, SourceRow, StoreLine, StoreStatus, TOP_COUNTRIES,
-    Totals, VisitorRow, WriterStatus,
+    BotRow, CountryRow, DayKinds, Overview, PageCount, SourceRow, StoreLine, StoreStatus,
+    TOP_COUNTRIES, Totals, VisitFigures, VisitTotals, VisitorRow, WriterStatus,
 };
 use crate::server::Admin;
 use crate::span::Span;
@@ -66,6 +67,7 @@ pub async fn overview(admin: &Admin, span: Span, now: DateTime<Utc>, details: bo
             .collect(),
         sources: source_rows(&sums.sources),
         countries: country_rows(&sums.countries, sums.no_country),
+        visits: visit_figures(&sums.visits, &previous.visits),
         funnel,
         top_paths,
         bots: bot_rows(&sums.bots),
@@ -246,5 +248,31 @@ fn visitor_row(row: VisitorDay) -> VisitorRow {
         evidence: row.evidence.words().join("; "),
         top_paths: paths.into_iter().take(5).map(|p| p.path).collect(),
         sources: row.sources.iter().map(|s| s.source.to_string()).collect(),
+    }
+}
+
+/// How many entry (and exit) pages the Visits card lists.
+const TOP_ENTRY_PAGES: usize = 10;
+
+/// People's visits over the range, and the sums of the period before.
+fn visit_figures(sums: &VisitSums, previous: &VisitSums) -> VisitFigures {
+    let totals = |sums: &VisitSums| VisitTotals {
+        visitor_days: sums.visitor_days,
+        page_loads: sums.page_loads,
+        one_page: sums.one_page,
+        visits: sums.visits,
+        stay_ms: sums.stay_ms,
+    };
+    let pages = |pages| {
+        VisitSums::top(pages, TOP_ENTRY_PAGES)
+            .into_iter()
+            .map(|(path, visitor_days)| PageCount { path, visitor_days })
+            .collect()
+    };
+    VisitFigures {
+        sums: totals(sums),
+        previous: totals(previous),
+        entries: pages(&sums.entries),
+        exits: pages(&sums.exits),
     }
 }

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 
 use super::charts::ChartCard;
 use super::toggles::{Toggles, toggle};
+use super::visits::VisitsCard;
 use crate::chart;
 use crate::model::{
     CountryRow, Host, Overview, SourceRow, StoreLine, StoreStatus, WriterStatus, store_label,
@@ -48,6 +49,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         store_lines,
         sources,
         countries,
+        visits,
         funnel,
         top_paths,
         bots,
@@ -99,6 +101,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
                 <WhereFromCard rows=countries.clone() />
             </div>
         </Show>
+        <VisitsCard visits />
         <Show when=move || toggle(toggles.funnel)>
             <FunnelCard steps=funnel.clone() host />
         </Show>

@@ -12,6 +12,7 @@ mod controls;
 mod page;
 mod toggles;
 mod visitors;
+mod visits;
 
 use leptos::prelude::*;
 

@@ -100,6 +100,25 @@ async fn serve_demo_draws_a_store_of_made_up_visits_labelled_as_such() {
     assert!(page.contains(r#"data-store="demo" data-demo="true""#));
     assert!(page.contains(r#"data-store="sqlite" data-demo="false""#));
     assert!(!page.contains("data-empty-state"), "the demo has people");
+    // Its people read pages: the Visits card has figures and entry pages.
+    for figure in [
+        "Pages per visitor-day",
+        "One-page visitor-days",
+        "Time per visit",
+    ] {
+        let value = page
+            .split(&format!(r#"data-figure="{figure}""#))
+            .nth(1)
+            .and_then(|rest| rest.split_once('>'))
+            .and_then(|(_, rest)| rest.split_once('<'))
+            .map(|(value, _)| value)
+            .unwrap_or_else(|| panic!("{figure} is shown"));
+        assert!(
+            value.chars().any(|c| c.is_ascii_digit()),
+            "{figure} has a value: {value}"
+        );
+    }
+    assert!(page.contains(r#"data-pages="entry""#) && page.contains(r#"data-pages="exit""#));
 }
 
 #[tokio::test]

@@ -1,6 +1,7 @@
 //! Day summaries summed by the engine: visitor-days by kind, people's
 //! sources (one row per day and set of sources), funnel steps (one row per
-//! day and set of steps, as bits), every path's requests, bots by class;
+//! day and set of steps, as bits), people's visits (entry and exit pages:
+//! one row per day and page), every path's requests, bots by class;
 //! and requests or marks per day from `day_totals`. Only a few hundred rows
 //! per day leave the engine.
 
@@ -158,6 +159,8 @@ pub(crate) async fn day_summaries<E: Engine>(
             .add_country(country, visitors);
     }
 
+    visits::<E>(pool, store, (first, last), &mut sums).await?;
+
     let paths = format!(
         "SELECT {day} AS day, path, CAST(SUM(requests) AS BIGINT) AS requests, \
                 CAST(SUM(CASE WHEN requests - bots - self_reads > 0 \
@@ -184,6 +187,54 @@ pub(crate) async fn day_summaries<E: Engine>(
 
     bot_classes::<E>(pool, store, (first, last), &mut sums).await?;
     Ok(sums.finish())
+}
+
+/// People's visits: the day's sums over the visitor-days that loaded a
+/// page, then their entry and exit pages (one row per day and page).
+async fn visits<E: Engine>(
+    pool: &Pool<E::Db>,
+    store: &StoreName,
+    (first, last): (NaiveDate, NaiveDate),
+    sums: &mut DaySums,
+) -> Result<(), StoreError> {
+    let people = kind_sql::people("v.");
+    let totals = format!(
+        "SELECT day, CAST(COUNT(*) AS BIGINT) AS visitor_days, \
+                CAST(SUM(page_loads) AS BIGINT) AS page_loads, \
+                CAST(SUM(CASE WHEN page_loads = 1 THEN 1 ELSE 0 END) AS BIGINT) AS one_page, \
+                CAST(SUM(visits) AS BIGINT) AS visits, CAST(SUM(stay_ms) AS BIGINT) AS stay_ms \
+         FROM visitor_days v \
+         WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND v.page_loads > 0 AND {people} \
+         GROUP BY day"
+    );
+    for row in between::<E>(pool, days::<E>(&totals, store, first, last)).await? {
+        let visits = &mut sums.day(E::day(&row, "day")?).visits;
+        visits.visitor_days += count(E::int(&row, "visitor_days")?);
+        visits.page_loads += count(E::int(&row, "page_loads")?);
+        visits.one_page += count(E::int(&row, "one_page")?);
+        visits.visits += count(E::int(&row, "visits")?);
+        visits.stay_ms += count(E::int(&row, "stay_ms")?);
+    }
+    for (column, exits) in [("entry_page", false), ("exit_page", true)] {
+        let pages = format!(
+            "SELECT day, {column} AS path, CAST(COUNT(*) AS BIGINT) AS visitor_days \
+             FROM visitor_days v \
+             WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND v.page_loads > 0 \
+               AND {column} IS NOT NULL AND {people} \
+             GROUP BY day, {column}"
+        );
+        for row in between::<E>(pool, days::<E>(&pages, store, first, last)).await? {
+            let visits = &mut sums.day(E::day(&row, "day")?).visits;
+            let pages = if exits {
+                &mut visits.exits
+            } else {
+                &mut visits.entries
+            };
+            *pages.entry(E::text(&row, "path")?).or_default() +=
+                count(E::int(&row, "visitor_days")?);
+        }
+    }
+    Ok(())
 }
 
 /// Scanners and crawlers by class: the kept requests (and expired days'

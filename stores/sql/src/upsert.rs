@@ -58,7 +58,7 @@ pub const DAY_MARKS: Upsert = Upsert {
 
 /// The visitor-days: the network (and the country, when known) of the later
 /// request, the first and last times, counts added, evidence and classes
-/// joined, page loads added as [`PAGE_LOADS`] says; each row's number back.
+/// joined, page loads added as `PageLoads::merge` adds them; each row's number back.
 /// (The engine adds `id` to the columns if it hands out the numbers itself.)
 pub static VISITOR_DAYS_CONFLICT: LazyLock<String> = LazyLock::new(|| {
     format!(
