@@ -75,6 +75,19 @@ pub struct VisitFigures {
     pub entries: Vec<PageCount>,
     /// People visitor-days by the page they left from, most first.
     pub exits: Vec<PageCount>,
+    /// People visitor-days by the campaign of their first tagged page
+    /// load, most first.
+    #[serde(default)]
+    pub campaigns: Vec<CampaignRow>,
+}
+
+/// A campaign and the people visitor-days it brought.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CampaignRow {
+    /// Its labels (`utm_source`, `utm_medium`, `utm_campaign`).
+    pub campaign: activity::campaign::Campaign,
+    /// People visitor-days.
+    pub visitor_days: u64,
 }
 
 /// People's visits summed over a period.

@@ -211,6 +211,7 @@ async fn a_mark_alone_makes_the_kept_day_current_again() {
         path: "/".to_owned(),
         store: name.clone(),
         kind: activity::Kind::Person,
+        campaign: None,
         source: None,
         shape: Shape::PageLoad,
         evidence: Evidence::NONE,

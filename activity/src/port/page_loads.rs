@@ -1,6 +1,7 @@
 //! A visitor-day's page loads read as visits: how many, the entry and exit
-//! page, how long it stayed and in how many visits — and how two parts of
-//! one visitor-day (two batches, a row kept and a batch) add up.
+//! page, how long it stayed and in how many visits, the campaign that
+//! brought it (its first page load's that carried one) — and how two parts
+//! of one visitor-day (two batches, a row kept and a batch) add up.
 //!
 //! Time on site is the sum of the gaps shorter than [`STAY_GAP`] between
 //! consecutive page loads; a gap of [`STAY_GAP`] or more starts a new visit,
@@ -15,6 +16,8 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+
+use crate::request::campaign::Campaign;
 
 /// A gap between two page loads this long or longer ends a visit
 /// (Plausible, Matomo and Umami use 30 minutes too).
@@ -32,6 +35,18 @@ pub struct PageAt {
     pub path: String,
 }
 
+/// A page load's campaign, and when.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct CampaignAt {
+    /// When the page was loaded.
+    pub at: DateTime<Utc>,
+    /// Its link's campaign.
+    pub campaign: Campaign,
+}
+
+/// A page load as [`PageLoads::of`] reads it: when, its path, its campaign.
+pub type Load<'a> = (DateTime<Utc>, &'a str, Option<&'a Campaign>);
+
 /// What a visitor-day's page loads say of its visits.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PageLoads {
@@ -47,13 +62,26 @@ pub struct PageLoads {
     pub stay_ms: u64,
     /// Runs of page loads separated by [`STAY_GAP`] or more.
     pub visits: u64,
+    /// The first page load whose link carried a campaign (ties: the
+    /// smaller campaign).
+    #[serde(default)]
+    pub campaign: Option<CampaignAt>,
 }
 
 impl PageLoads {
     /// The page loads of one visitor-day's part, in any order.
-    pub fn of<'a>(loads: impl IntoIterator<Item = (DateTime<Utc>, &'a str)>) -> Self {
-        let mut loads: Vec<(DateTime<Utc>, &str)> = loads.into_iter().collect();
+    pub fn of<'a>(loads: impl IntoIterator<Item = Load<'a>>) -> Self {
+        let mut loads: Vec<Load<'a>> = loads.into_iter().collect();
         loads.sort_unstable();
+        let campaign = loads
+            .iter()
+            .filter_map(|(at, _, campaign)| {
+                campaign.map(|campaign| CampaignAt {
+                    at: *at,
+                    campaign: campaign.clone(),
+                })
+            })
+            .min();
         let (Some(first), Some(last)) = (loads.first(), loads.last()) else {
             return Self::default();
         };
@@ -79,12 +107,23 @@ impl PageLoads {
             }),
             stay_ms,
             visits,
+            campaign,
         }
     }
 
     /// Adds another part of the same visitor-day, written before or after
     /// this one: the result is the same whichever is `self`.
     pub fn merge(&mut self, other: &PageLoads) {
+        let campaign = match (self.campaign.take(), &other.campaign) {
+            (Some(mine), Some(theirs)) => Some(mine.min(theirs.clone())),
+            (mine, theirs) => mine.or_else(|| theirs.clone()),
+        };
+        self.add(other);
+        self.campaign = campaign;
+    }
+
+    /// [`merge`](Self::merge) but for the campaign.
+    fn add(&mut self, other: &PageLoads) {
         let (Some(entry), Some(exit)) = (&self.entry, &self.exit) else {
             let count = self.count + other.count;
             *self = other.clone();
@@ -127,7 +166,11 @@ mod tests {
     }
 
     fn loads(pages: &[(i64, &str)]) -> PageLoads {
-        PageLoads::of(pages.iter().map(|(minute, path)| (at(*minute), *path)))
+        PageLoads::of(
+            pages
+                .iter()
+                .map(|(minute, path)| (at(*minute), *path, None)),
+        )
     }
 
     #[test]
@@ -198,5 +241,28 @@ mod tests {
         assert_eq!(one, other);
         assert_eq!(one.entry.map(|page| page.path).as_deref(), Some("/a"));
         assert_eq!(one.exit.map(|page| page.path).as_deref(), Some("/b"));
+    }
+
+    #[test]
+    fn the_first_campaign_is_the_visitor_days_whichever_part_comes_first() {
+        let campaign = |name: &str| Campaign {
+            source: Some("newsletter".to_owned()),
+            medium: Some("email".to_owned()),
+            name: Some(name.to_owned()),
+        };
+        let (spring, autumn) = (campaign("spring"), campaign("autumn"));
+        let early = PageLoads::of([(at(5), "/", Some(&spring)), (at(6), "/b", None)]);
+        let late = PageLoads::of([(at(1), "/x", None), (at(9), "/", Some(&autumn))]);
+        let mut one = early.clone();
+        one.merge(&late);
+        let mut other = late.clone();
+        other.merge(&early);
+        assert_eq!(one, other);
+        assert_eq!(
+            one.campaign.map(|c| (c.at, c.campaign)),
+            Some((at(5), spring))
+        );
+        let none = PageLoads::of([(at(0), "/", None)]);
+        assert_eq!(none.campaign, None);
     }
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::port::page_loads::PageLoads;
+use crate::port::page_loads::{Load, PageLoads};
 use crate::request::bot_class::{BotClass, ClassSet};
 use crate::request::evidence::{Evidence, Shape};
 use crate::request::kind::Kind;
@@ -401,7 +401,7 @@ struct VisitorFold<'a> {
     row: VisitorDay,
     paths: BTreeMap<&'a str, u64>,
     sources: BTreeMap<&'a Source, u64>,
-    page_loads: Vec<(DateTime<Utc>, &'a str)>,
+    page_loads: Vec<Load<'a>>,
 }
 
 impl<'a> VisitorFold<'a> {
@@ -452,7 +452,8 @@ impl<'a> VisitorFold<'a> {
             *self.sources.entry(source).or_default() += 1;
         }
         if hit.shape == Shape::PageLoad {
-            self.page_loads.push((hit.at, &hit.path));
+            self.page_loads
+                .push((hit.at, &hit.path, hit.campaign.as_ref()));
         }
     }
 

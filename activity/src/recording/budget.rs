@@ -142,6 +142,7 @@ mod tests {
             path: path.to_owned(),
             store: name(),
             kind: Kind::Bot,
+            campaign: None,
             source: None,
             shape: Shape::Api,
             evidence: Evidence::default(),

@@ -25,6 +25,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::request::bot_class::BotClass;
+use crate::request::campaign::Campaign;
 use crate::request::classify::{
     Counted, Kind, KindReason, NavigationReport, RequestView, Skip, counted, is_page_load,
     is_prefetch, is_script, is_script_request, kind_of, navigation_report, shows_files,
@@ -66,6 +67,9 @@ pub struct Hit {
     pub kind: Kind,
     /// On a page load: where it came from; otherwise `None`.
     pub source: Option<Source>,
+    /// On a page load whose link carried campaign labels: those labels.
+    #[serde(default)]
+    pub campaign: Option<Campaign>,
     /// What the request was, for the signs that need time (a form posted
     /// at once, a rate no reader keeps).
     pub shape: Shape,
@@ -382,6 +386,9 @@ impl Counter {
                         &self.rules,
                     )
                 })
+                .flatten(),
+            campaign: page_load
+                .then(|| query_of(request.target).and_then(Campaign::of))
                 .flatten(),
             shape: shape_of(&counted, page_load, request),
             evidence: self.evidence_of(request, peer, &reason, contradiction.is_some()),

@@ -1,9 +1,10 @@
 //! Where a page load came from: the link's tag, or the referrer's host; and
 //! the groups the dashboard shows them in (SPEC §4).
 
-use percent_encoding::percent_decode;
 use serde::{Deserialize, Serialize};
 
+use crate::request::campaign::{DROPPED, label};
+use crate::request::query::query_value;
 use crate::request::rules::Rules;
 use crate::visitor::address::{Network, parse_address};
 
@@ -80,7 +81,8 @@ fn is_tag_char(c: char) -> bool {
 }
 
 fn is_tag(tag: &str) -> bool {
-    !tag.is_empty() && tag.chars().count() <= MAX_TAG_CHARS && tag.chars().all(is_tag_char)
+    tag == DROPPED
+        || (!tag.is_empty() && tag.chars().count() <= MAX_TAG_CHARS && tag.chars().all(is_tag_char))
 }
 
 fn is_host(host: &str) -> bool {
@@ -119,47 +121,23 @@ pub fn source_of(
         .map(Source::Referrer)
 }
 
-/// The tag a query carries in the first of `parameters` that has a usable
-/// value: percent-decoded, lowercased, only `[a-z0-9._-]` kept, cut to
-/// [`MAX_TAG_CHARS`].
+/// The tag a query carries in the first of `parameters` that has a value:
+/// a label (`campaign::label`) lowercased, only `[a-z0-9._-]` kept, cut to
+/// [`MAX_TAG_CHARS`]; a value that is not a label is [`DROPPED`].
 pub fn tag_of(query: &[u8], parameters: &[String]) -> Option<String> {
     parameters.iter().find_map(|wanted| {
-        query.split(|&byte| byte == b'&').find_map(|pair| {
-            let (name, value) = match pair.iter().position(|&byte| byte == b'=') {
-                Some(at) => (&pair[..at], &pair[at + 1..]),
-                None => (pair, &b""[..]),
-            };
-            if !name_is(name, wanted) {
-                return None;
-            }
-            let tag: String = decode(value)
-                .to_lowercase()
-                .chars()
-                .filter(|&c| is_tag_char(c))
-                .take(MAX_TAG_CHARS)
-                .collect();
-            (!tag.is_empty()).then_some(tag)
-        })
+        let value = label(&query_value(query, wanted)?)?;
+        if value == DROPPED {
+            return Some(value);
+        }
+        let tag: String = value
+            .to_lowercase()
+            .chars()
+            .filter(|&c| is_tag_char(c))
+            .take(MAX_TAG_CHARS)
+            .collect();
+        (!tag.is_empty()).then_some(tag)
     })
-}
-
-/// Whether a query parameter's raw name is `wanted` (ASCII case aside), as
-/// decoded; a plain ASCII name is compared as it is, without decoding.
-fn name_is(raw: &[u8], wanted: &str) -> bool {
-    if raw.is_ascii() && !raw.iter().any(|&byte| matches!(byte, b'%' | b'+')) {
-        raw.eq_ignore_ascii_case(wanted.as_bytes())
-    } else {
-        decode(raw).eq_ignore_ascii_case(wanted)
-    }
-}
-
-/// Form-style decoding: `+` is a space, `%XX` a byte; bad UTF-8 is replaced.
-fn decode(raw: &[u8]) -> String {
-    let spaced: Vec<u8> = raw
-        .iter()
-        .map(|&byte| if byte == b'+' { b' ' } else { byte })
-        .collect();
-    percent_decode(&spaced).decode_utf8_lossy().into_owned()
 }
 
 /// The host of a `Referer` URL, lowercased, without a trailing dot; `None`
@@ -280,6 +258,34 @@ fn group_of_host(host: &str) -> SourceGroup {
     }
 }
 
+/// The SQL twin of [`SourceGroup::of`] for a kept source's text in
+/// `column` (lowercase, as kept): whether it is in `group`. `Typed` is no
+/// source at all, so no text is in it. The store contract checks the twin
+/// against the rule on sources of every group.
+pub fn group_sql(group: SourceGroup, column: &str) -> String {
+    let domain = |domain: &str| format!("({column} = '{domain}' OR {column} LIKE '%.{domain}')");
+    let linkedin = format!("({} OR {column} = 'lnkd.in')", domain("linkedin.com"));
+    let github = domain("github.com");
+    let search = SEARCH_ENGINES
+        .iter()
+        .map(|name| format!("('.' || {column} || '.') LIKE '%.{name}.%'"))
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    let tagged = format!("{column} LIKE 'tag:%'");
+    match group {
+        SourceGroup::Tagged => tagged,
+        SourceGroup::LinkedIn => format!("(NOT {tagged} AND {linkedin})"),
+        SourceGroup::GitHub => format!("(NOT {tagged} AND NOT {linkedin} AND {github})"),
+        SourceGroup::Search => {
+            format!("(NOT {tagged} AND NOT {linkedin} AND NOT {github} AND ({search}))")
+        }
+        SourceGroup::OtherSite => {
+            format!("(NOT {tagged} AND NOT {linkedin} AND NOT {github} AND NOT ({search}))")
+        }
+        SourceGroup::Typed => "(1 = 0)".to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,14 +370,27 @@ mod tests {
         let got = source("ref=Resume&x=1", Some("https://www.linkedin.com/"), None);
         assert_eq!(got.as_deref(), Some("tag:resume"));
         assert_eq!(
-            source("utm_source=News+Letter%21", None, None).as_deref(),
+            source("utm_source=News+Letter", None, None).as_deref(),
             Some("tag:newsletter")
         );
+        // Not a label: what could name somebody is dropped, never cleaned
+        // into something kept.
+        for value in ["News+Letter%21", "jane%40example.org", "id-1234567"] {
+            assert_eq!(
+                source(&format!("ref={value}"), None, None).as_deref(),
+                Some("tag:(dropped)"),
+                "{value}"
+            );
+        }
         assert_eq!(
             source("utm_source=a&ref=b", None, None).as_deref(),
             Some("tag:b")
         );
-        assert_eq!(source("ref=%F0%9F%98%80", None, None), None);
+        assert_eq!(
+            source("ref=%F0%9F%98%80", None, None).as_deref(),
+            Some("tag:(dropped)")
+        );
+        assert_eq!(source("ref=&utm_source=", None, None), None, "empty");
         // A name is matched as decoded and whatever its ASCII case.
         assert_eq!(
             source("utm%5Fsource=Mail", None, None).as_deref(),
@@ -382,10 +401,16 @@ mod tests {
             source("re%66=Mail", None, None).as_deref(),
             Some("tag:mail")
         );
-        let long = format!("ref={}", "a".repeat(100));
+        let long = format!("ref={}", "a".repeat(60));
         assert_eq!(
             source(&long, None, None).map(|s| s.len()),
-            Some(4 + MAX_TAG_CHARS)
+            Some(4 + MAX_TAG_CHARS),
+            "a label longer than a tag is cut"
+        );
+        let longer = format!("ref={}", "a".repeat(65));
+        assert_eq!(
+            source(&longer, None, None).as_deref(),
+            Some("tag:(dropped)")
         );
     }
 

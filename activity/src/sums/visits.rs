@@ -1,7 +1,8 @@
 //! People's visits summed (ACCURACY.md, "Visits"): of the people
 //! visitor-days that loaded a page, how many pages they loaded, how many
 //! loaded one page and left (the bounce rate), how long they stayed, in how
-//! many visits, and where they came in and went out.
+//! many visits, where they came in and went out, and which campaign
+//! brought them.
 //!
 //! A day's sums add up like the rest of its summary, so a range's visits
 //! are its days' visits summed; the rates are made from the sums at the
@@ -13,6 +14,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::port::page_loads::PageLoads;
+use crate::request::campaign::Campaign;
 use crate::request::path::OTHER_PATHS;
 
 /// The most entry or exit pages a day keeps by name; the rest are summed
@@ -36,6 +38,9 @@ pub struct VisitSums {
     pub entries: BTreeMap<String, u64>,
     /// Visitor-days by the page they left from.
     pub exits: BTreeMap<String, u64>,
+    /// Visitor-days by the campaign of their first tagged page load.
+    #[serde(default, with = "campaign_list")]
+    pub campaigns: BTreeMap<Campaign, u64>,
 }
 
 impl VisitSums {
@@ -56,6 +61,9 @@ impl VisitSums {
         if let Some(exit) = &pages.exit {
             *self.exits.entry(exit.path.clone()).or_default() += 1;
         }
+        if let Some(tagged) = &pages.campaign {
+            *self.campaigns.entry(tagged.campaign.clone()).or_default() += 1;
+        }
     }
 
     /// Adds another day's or store's sums.
@@ -71,14 +79,18 @@ impl VisitSums {
         for (path, count) in &other.exits {
             *self.exits.entry(path.clone()).or_default() += count;
         }
+        for (campaign, count) in &other.campaigns {
+            *self.campaigns.entry(campaign.clone()).or_default() += count;
+        }
     }
 
     /// Keeps the [`DAY_ENTRY_PAGES`] most common entry and exit pages by
     /// name, the rest summed under [`OTHER_PATHS`], so a day's sums stay
     /// small however many pages a site has.
     pub fn keep_top(&mut self) {
-        keep_top(&mut self.entries);
-        keep_top(&mut self.exits);
+        keep_top(&mut self.entries, OTHER_PATHS.to_owned());
+        keep_top(&mut self.exits, OTHER_PATHS.to_owned());
+        keep_top(&mut self.campaigns, other_campaigns());
     }
 
     /// Pages per visitor-day, if any loaded one.
@@ -96,11 +108,12 @@ impl VisitSums {
         ratio(self.stay_ms, self.visits).map(|ms| ms / 1000.0)
     }
 
-    /// The most common entry (or exit) pages, most first, ties by path.
-    pub fn top(pages: &BTreeMap<String, u64>, limit: usize) -> Vec<(String, u64)> {
-        let mut top: Vec<(String, u64)> = pages
+    /// The most common entry (or exit) pages or campaigns, most first, ties
+    /// by name.
+    pub fn top<K: Ord + Clone>(counts: &BTreeMap<K, u64>, limit: usize) -> Vec<(K, u64)> {
+        let mut top: Vec<(K, u64)> = counts
             .iter()
-            .map(|(path, count)| (path.clone(), *count))
+            .map(|(key, count)| (key.clone(), *count))
             .collect();
         top.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         top.truncate(limit);
@@ -112,16 +125,53 @@ fn ratio(part: u64, whole: u64) -> Option<f64> {
     (whole > 0).then(|| part as f64 / whole as f64)
 }
 
-fn keep_top(pages: &mut BTreeMap<String, u64>) {
-    if pages.len() <= DAY_ENTRY_PAGES {
+/// The campaigns a day's sums keep beyond its [`DAY_ENTRY_PAGES`] most
+/// common, summed: its source reads `(other campaigns)`.
+pub fn other_campaigns() -> Campaign {
+    Campaign {
+        source: Some(OTHER_CAMPAIGNS.to_owned()),
+        medium: None,
+        name: None,
+    }
+}
+
+/// The source [`other_campaigns`] shows.
+pub const OTHER_CAMPAIGNS: &str = "(other campaigns)";
+
+fn keep_top<K: Ord + Clone>(counts: &mut BTreeMap<K, u64>, other: K) {
+    if counts.len() <= DAY_ENTRY_PAGES {
         return;
     }
-    let kept = VisitSums::top(pages, DAY_ENTRY_PAGES - 1);
+    let kept = VisitSums::top(counts, DAY_ENTRY_PAGES - 1);
     let kept_sum: u64 = kept.iter().map(|(_, count)| count).sum();
-    let all: u64 = pages.values().sum();
-    let mut top: BTreeMap<String, u64> = kept.into_iter().collect();
-    *top.entry(OTHER_PATHS.to_owned()).or_default() += all - kept_sum;
-    *pages = top;
+    let all: u64 = counts.values().sum();
+    let mut top: BTreeMap<K, u64> = kept.into_iter().collect();
+    *top.entry(other).or_default() += all - kept_sum;
+    *counts = top;
+}
+
+/// A map keyed by campaigns, kept as a list of pairs (JSON keys are text).
+mod campaign_list {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use crate::request::campaign::Campaign;
+
+    pub fn serialize<S: Serializer>(
+        map: &BTreeMap<Campaign, u64>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        map.iter().collect::<Vec<_>>().serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<BTreeMap<Campaign, u64>, D::Error> {
+        Ok(Vec::<(Campaign, u64)>::deserialize(deserializer)?
+            .into_iter()
+            .collect())
+    }
 }
 
 #[cfg(test)]
@@ -131,11 +181,13 @@ mod tests {
     use super::*;
 
     fn day(pages: &[(i64, &str)]) -> PageLoads {
-        PageLoads::of(
-            pages
-                .iter()
-                .map(|(minute, path)| (DateTime::UNIX_EPOCH + TimeDelta::minutes(*minute), *path)),
-        )
+        PageLoads::of(pages.iter().map(|(minute, path)| {
+            (
+                DateTime::UNIX_EPOCH + TimeDelta::minutes(*minute),
+                *path,
+                None,
+            )
+        }))
     }
 
     #[test]

@@ -514,6 +514,10 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
             entered > 0 && summaries.iter().any(|s| s.visits.one_page > 0),
             "the sample's people enter on pages, some on one page only"
         );
+        assert!(
+            summaries.iter().any(|s| s.visits.campaigns.len() > 1),
+            "the sample's people come by several campaigns"
+        );
     }
     let summaries = store
         .day_summaries(old_day, today, &steps)

@@ -34,6 +34,7 @@ pub(super) fn hit(
         path: path.to_owned(),
         store: store.clone(),
         kind,
+        campaign: None,
         source: source.map(|s| match Source::try_from(s.to_owned()) {
             Ok(source) => source,
             Err(error) => panic!("a test source: {error}"),

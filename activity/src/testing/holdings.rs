@@ -13,7 +13,11 @@ use crate::testing::sample;
 
 /// Migration 0009 (both stores) undone: visitor-days without their page
 /// loads. A store put back to it reads as [`Holdings::without_page_loads`].
-pub const BEFORE_0009: [&str; 8] = [
+pub const BEFORE_0009: [&str; 12] = [
+    "ALTER TABLE visitor_days DROP COLUMN campaign_at",
+    "ALTER TABLE visitor_days DROP COLUMN utm_source",
+    "ALTER TABLE visitor_days DROP COLUMN utm_medium",
+    "ALTER TABLE visitor_days DROP COLUMN utm_campaign",
     "ALTER TABLE visitor_days DROP COLUMN page_loads",
     "ALTER TABLE visitor_days DROP COLUMN entry_at",
     "ALTER TABLE visitor_days DROP COLUMN entry_page",
@@ -86,6 +90,9 @@ impl Holdings {
     pub fn without_page_loads(mut self) -> Self {
         for visitor in &mut self.visitors {
             visitor.pages = Default::default();
+        }
+        for summary in &mut self.summaries {
+            summary.visits = Default::default();
         }
         self
     }

@@ -102,7 +102,18 @@ pub fn day_rows(store: &StoreName, day: NaiveDate, visitors: u32, seed: u64) -> 
         };
         let first_seen = midnight + Duration::seconds(first as i64);
         let last_seen = first_seen + Duration::seconds((next() % 1_800) as i64);
-        let pages = sample_pages(&top_paths, requests, first_seen, last_seen);
+        let mut pages = sample_pages(&top_paths, requests, first_seen, last_seen);
+        // Every ninth came by a newsletter's link, from one of three issues.
+        if n % 9 == 0 {
+            pages.campaign = Some(crate::port::page_loads::CampaignAt {
+                at: first_seen,
+                campaign: crate::request::campaign::Campaign {
+                    source: Some("newsletter".to_owned()),
+                    medium: Some("email".to_owned()),
+                    name: Some(format!("issue {}", n % 3 + n % 2)),
+                },
+            });
+        }
         rows.push(VisitorDay {
             store: store.clone(),
             day,
@@ -215,6 +226,7 @@ pub fn hits(store: &StoreName, start: DateTime<Utc>, count: usize, seed: u64) ->
                 path: format!("/page/{}", (first_path + next() % paths) % 60),
                 store: store.clone(),
                 kind,
+                campaign: None,
                 source: if request == 0 { source.clone() } else { None },
                 shape: if request == 0 {
                     crate::request::evidence::Shape::PageLoad
@@ -313,5 +325,6 @@ fn sample_pages(
         }),
         stay_ms: (last_seen - first_seen).num_milliseconds().unsigned_abs(),
         visits: 1,
+        campaign: None,
     }
 }

@@ -15,8 +15,8 @@ use chrono::{DateTime, Utc};
 use reading::{RangeFigures, StoreFigures};
 
 use crate::model::{
-    BotRow, CountryRow, DayKinds, Overview, PageCount, SourceRow, StoreLine, StoreStatus,
-    TOP_COUNTRIES, Totals, VisitFigures, VisitTotals, VisitorRow, WriterStatus,
+    BotRow, CampaignRow, CountryRow, DayKinds, Overview, PageCount, SourceRow, StoreLine,
+    StoreStatus, TOP_COUNTRIES, Totals, VisitFigures, VisitTotals, VisitorRow, WriterStatus,
 };
 use crate::server::Admin;
 use crate::span::Span;
@@ -254,6 +254,9 @@ fn visitor_row(row: VisitorDay) -> VisitorRow {
 /// How many entry (and exit) pages the Visits card lists.
 const TOP_ENTRY_PAGES: usize = 10;
 
+/// How many campaigns the Campaigns card lists.
+const TOP_CAMPAIGNS: usize = 20;
+
 /// People's visits over the range, and the sums of the period before.
 fn visit_figures(sums: &VisitSums, previous: &VisitSums) -> VisitFigures {
     let totals = |sums: &VisitSums| VisitTotals {
@@ -274,5 +277,12 @@ fn visit_figures(sums: &VisitSums, previous: &VisitSums) -> VisitFigures {
         previous: totals(previous),
         entries: pages(&sums.entries),
         exits: pages(&sums.exits),
+        campaigns: VisitSums::top(&sums.campaigns, TOP_CAMPAIGNS)
+            .into_iter()
+            .map(|(campaign, visitor_days)| CampaignRow {
+                campaign,
+                visitor_days,
+            })
+            .collect(),
     }
 }

@@ -1,10 +1,11 @@
 //! The Visits card: of the people who loaded a page, how many pages they
 //! read, how many read one and left, how long they stayed, where they came
-//! in and where they went out. Defined in ACCURACY.md, "Visits".
+//! in and where they went out; and the Campaigns card beside it. Defined in
+//! ACCURACY.md, "Visits".
 
 use leptos::prelude::*;
 
-use crate::model::{PageCount, VisitFigures, VisitTotals};
+use crate::model::{CampaignRow, PageCount, VisitFigures, VisitTotals};
 
 /// One rate with the previous period's beside it; a dash where nothing
 /// was loaded.
@@ -57,6 +58,7 @@ pub(crate) fn VisitsCard(visits: VisitFigures) -> impl IntoView {
         previous,
         entries,
         exits,
+        campaigns,
     } = visits;
     let rate = |of: fn(&VisitTotals) -> Option<String>| (of(&sums), of(&previous));
     let (pages_now, pages_before) = rate(VisitTotals::pages_per_visitor_day);
@@ -87,6 +89,63 @@ pub(crate) fn VisitsCard(visits: VisitFigures) -> impl IntoView {
                         <Pages title="Entry pages" kind="entry" pages=entries />
                         <Pages title="Exit pages" kind="exit" pages=exits />
                     </div>
+                }
+                .into_any()
+            }}
+        </section>
+        <CampaignsCard rows=campaigns />
+    }
+}
+
+/// People by the campaign their first tagged page load's link named.
+#[component]
+fn CampaignsCard(rows: Vec<CampaignRow>) -> impl IntoView {
+    let empty = rows.is_empty();
+    let label = |value: Option<String>| value.unwrap_or_else(|| "–".to_owned());
+    let rows = rows
+        .into_iter()
+        .map(|row| {
+            let campaign = row.campaign;
+            let name = label(campaign.name);
+            let key = name.clone();
+            view! {
+                <tr data-campaign=key>
+                    <th scope="row">{name}</th>
+                    <td>{label(campaign.source)}</td>
+                    <td>{label(campaign.medium)}</td>
+                    <td>{row.visitor_days}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="card campaigns-card" aria-labelledby="campaigns-title">
+            <h2 id="campaigns-title">"Campaigns"</h2>
+            <p class="card-note">
+                "People's visitor-days by the campaign of their first page load whose link named one ("
+                <code>"utm_campaign"</code>", "<code>"utm_source"</code>", "<code>"utm_medium"</code>"). "
+                "A value is kept only when it reads as a label: 64 letters, digits, spaces or "
+                <code>"-_.+"</code>" at most, no run of six digits; anything else is kept as "
+                <code>"(dropped)"</code>", and nothing else of the address is."
+            </p>
+            {if empty {
+                view! {
+                    <p class="card-note">
+                        "No people came by a campaign's link in this range. Add "
+                        <code>"?utm_source=newsletter&utm_medium=email&utm_campaign=spring"</code>
+                        " to the links you send."
+                    </p>
+                }
+                .into_any()
+            } else {
+                view! {
+                    <table>
+                        <thead><tr>
+                            <th scope="col">"Campaign"</th><th scope="col">"Source"</th>
+                            <th scope="col">"Medium"</th><th scope="col">"Visitor-days"</th>
+                        </tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
                 }
                 .into_any()
             }}

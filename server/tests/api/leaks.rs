@@ -3,7 +3,8 @@
 //! (each from its logged address, through a trusted proxy) and generated
 //! requests: random IPv4 and IPv6 addresses in every textual form (ports,
 //! brackets, mapped, upper case), user agents and queries carrying unique
-//! markers, `@` and e-mail addresses in paths and queries. Then it is
+//! markers, `@` and e-mail addresses in paths and queries, addresses and
+//! e-mail addresses in campaign labels. Then it is
 //! stopped, and the SQLite file and its WAL, a `pg_dump` of the database and
 //! the server's log are searched for any full address sent, any user-agent
 //! marker and any query marker. Expected: none. Of a place, only a
@@ -14,6 +15,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::PathBuf;
 
 use activity::StoreName;
+use activity::campaign::DROPPED;
 use activity::rows::VisitorDay;
 use activity::store::{ActivityStore as _, Retention};
 use aho_corasick::AhoCorasick;
@@ -168,12 +170,18 @@ fn generated(needles: &mut Needles, count: u64) -> Vec<Send> {
         needles
             .markers
             .extend([ua.clone(), query.clone(), mail.clone()]);
-        let target = match n % 4 {
+        let target = match n % 5 {
             0 => format!("/about?q={query}&ref=linkedin"),
             1 => format!("/contact/jane.doe{n}@mail.example?x={query}"),
             2 => format!("/user@host{n}/inventory?{query}"),
-            _ => format!("/?email={mail}@mail.example&utm_medium={query}"),
+            3 => format!("/?email={mail}@mail.example&utm_medium={query}"),
+            // Campaign labels are kept: an address or an e-mail written
+            // into one never is.
+            _ => format!(
+                "/?utm_source={ip}&utm_medium=email&utm_campaign={mail}%40mail.example&ref={query}"
+            ),
         };
+        needles.addresses.insert(ip.to_string());
         sends.push(Send {
             forwarded_for: written[(n as usize / 4) % written.len()].clone(),
             target,
@@ -328,6 +336,28 @@ async fn run(store: &str, settings: &[(&str, &str)]) {
         visitors.len() > 500 && known * 2 > visitors.len(),
         "{store}: {known} of {} visitor-days with a country",
         visitors.len()
+    );
+    // The campaigns sent are kept, each label that was an address, an
+    // e-mail or a marker as `(dropped)` (the corpus logs bring labels of
+    // their own, `feed` and the like).
+    let campaigns: Vec<_> = visitors
+        .iter()
+        .filter_map(|v| v.pages.campaign.as_ref())
+        .map(|at| &at.campaign)
+        .collect();
+    let labels = campaigns
+        .iter()
+        .flat_map(|c| [&c.source, &c.medium, &c.name])
+        .flatten();
+    let tagged = campaigns
+        .iter()
+        .filter(|c| c.source.as_deref() == Some(DROPPED) && c.medium.as_deref() == Some("email"))
+        .count();
+    assert!(
+        tagged > 100 && campaigns.iter().all(|c| c.is_clean()),
+        "{store}: {tagged} of {} campaigns with a dropped source, labels {:?}",
+        campaigns.len(),
+        labels.collect::<BTreeSet<_>>()
     );
     for visitor in &visitors {
         if let Some(country) = visitor.country {

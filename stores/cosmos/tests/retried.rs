@@ -42,6 +42,7 @@ fn traffic(start: DateTime<Utc>, visitors: u32, round: u32) -> Vec<Seen> {
                 path: (*path).to_owned(),
                 store: name(),
                 kind: if bot { Kind::Bot } else { Kind::Person },
+                campaign: None,
                 source: (i == 0 && n % 3 == 0).then(|| {
                     Source::try_from("news.ycombinator.com".to_owned()).expect("a source")
                 }),

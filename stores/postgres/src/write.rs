@@ -5,6 +5,7 @@
 
 use std::sync::LazyLock;
 
+use activity::campaign::Campaign;
 use activity::page_loads::PageLoads;
 use activity::rows::{Batch, VisitorDay};
 use activity::store::StoreError;
@@ -86,7 +87,8 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
         "INSERT INTO visitor_days ({}) SELECT * FROM UNNEST($1::text[], $2::date[], \
          $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::int8[], \
          $8::int8[], $9::int8[], $10::int4[], $11::int4[], $12::text[], $13::int8[], \
-         $14::int8[], $15::text[], $16::int8[], $17::text[], $18::int8[], $19::int8[]) {}",
+         $14::int8[], $15::text[], $16::int8[], $17::text[], $18::int8[], $19::int8[], \
+         $20::int8[], $21::text[], $22::text[], $23::text[]) {}",
         upsert::VISITOR_DAYS_COLUMNS,
         &*upsert::VISITOR_DAYS_CONFLICT
     );
@@ -137,6 +139,12 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
                     .collect::<Vec<_>>(),
             )
             .bind(rows.iter().map(|r| int(r.pages.visits)).collect::<Vec<_>>())
+            .bind(pages(rows, |p| {
+                p.campaign.as_ref().map(|c| c.at.timestamp_millis())
+            }))
+            .bind(pages(rows, |p| campaign(p, |c| &c.source)))
+            .bind(pages(rows, |p| campaign(p, |c| &c.medium)))
+            .bind(pages(rows, |p| campaign(p, |c| &c.name)))
             .fetch_all(&mut *tx)
             .await
             .map_err(failed)?
@@ -228,4 +236,12 @@ fn visitor_parts<'q, Name: AsRef<str>>(sql: &'q str, parts: &[(i64, Name, u64)])
 /// One column of the visitor-days' page loads, as an array to bind.
 fn pages<T>(rows: &[VisitorDay], column: impl Fn(&PageLoads) -> T) -> Vec<T> {
     rows.iter().map(|row| column(&row.pages)).collect()
+}
+
+/// One label of a visitor-day's campaign, if it has one.
+fn campaign(pages: &PageLoads, label: impl Fn(&Campaign) -> &Option<String>) -> Option<String> {
+    pages
+        .campaign
+        .as_ref()
+        .and_then(|at| label(&at.campaign).clone())
 }

@@ -6,9 +6,10 @@ use activity::StoreName;
 use activity::VisitorToken;
 use activity::address::Network;
 use activity::bot_class::{BotClass, ClassSet};
+use activity::campaign::Campaign;
 use activity::country::Country;
 use activity::evidence::Evidence;
-use activity::page_loads::{PageAt, PageLoads};
+use activity::page_loads::{CampaignAt, PageAt, PageLoads};
 use activity::report::{BotCount, KindCounts};
 use activity::rows::{HourRow, PathCount, SourceCount, VisitorDay, attach_parts};
 use activity::source::Source;
@@ -355,8 +356,8 @@ pub(crate) fn class_bits() -> Vec<(String, i64)> {
 }
 
 /// The columns [`page_loads`] reads.
-const PAGE_LOADS_COLUMNS: &str =
-    "page_loads, entry_at, entry_page, exit_at, exit_page, stay_ms, visits";
+const PAGE_LOADS_COLUMNS: &str = "page_loads, entry_at, entry_page, exit_at, exit_page, stay_ms, \
+     visits, campaign_at, utm_source, utm_medium, utm_campaign";
 
 /// A visitor-day's page loads, from its columns.
 fn page_loads<E: Engine>(row: &Row<E>) -> Result<PageLoads, StoreError> {
@@ -376,5 +377,26 @@ fn page_loads<E: Engine>(row: &Row<E>) -> Result<PageLoads, StoreError> {
         exit: page("exit_at", "exit_page")?,
         stay_ms: count(E::int(row, "stay_ms")?),
         visits: count(E::int(row, "visits")?),
+        campaign: campaign::<E>(row)?,
     })
+}
+
+/// A visitor-day's campaign, from its columns: labels as written (a value
+/// that is not one is a damaged row).
+fn campaign<E: Engine>(row: &Row<E>) -> Result<Option<CampaignAt>, StoreError> {
+    let Some(millis) = E::optional_int(row, "campaign_at")? else {
+        return Ok(None);
+    };
+    let campaign = Campaign {
+        source: E::optional_text(row, "utm_source")?,
+        medium: E::optional_text(row, "utm_medium")?,
+        name: E::optional_text(row, "utm_campaign")?,
+    };
+    if !campaign.is_clean() {
+        return Err(invalid("utm labels"));
+    }
+    Ok(Some(CampaignAt {
+        at: DateTime::from_timestamp_millis(millis).ok_or_else(|| invalid("campaign_at"))?,
+        campaign,
+    }))
 }

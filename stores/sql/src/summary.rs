@@ -6,6 +6,7 @@
 //! per day leave the engine.
 
 use activity::StoreName;
+use activity::campaign::Campaign;
 use activity::country::Country;
 use activity::kind_sql;
 use activity::report::{BotCount, FunnelStep, KindCounts, PathTotal};
@@ -190,7 +191,8 @@ pub(crate) async fn day_summaries<E: Engine>(
 }
 
 /// People's visits: the day's sums over the visitor-days that loaded a
-/// page, then their entry and exit pages (one row per day and page).
+/// page, then their entry and exit pages (one row per day and page) and
+/// their campaigns (one row per day and campaign).
 async fn visits<E: Engine>(
     pool: &Pool<E::Db>,
     store: &StoreName,
@@ -233,6 +235,26 @@ async fn visits<E: Engine>(
             *pages.entry(E::text(&row, "path")?).or_default() +=
                 count(E::int(&row, "visitor_days")?);
         }
+    }
+    let campaigns = format!(
+        "SELECT day, utm_source, utm_medium, utm_campaign, CAST(COUNT(*) AS BIGINT) AS visitor_days \
+         FROM visitor_days v \
+         WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND v.page_loads > 0 \
+           AND campaign_at IS NOT NULL AND {people} \
+         GROUP BY day, utm_source, utm_medium, utm_campaign"
+    );
+    for row in between::<E>(pool, days::<E>(&campaigns, store, first, last)).await? {
+        let campaign = Campaign {
+            source: E::optional_text(&row, "utm_source")?,
+            medium: E::optional_text(&row, "utm_medium")?,
+            name: E::optional_text(&row, "utm_campaign")?,
+        };
+        *sums
+            .day(E::day(&row, "day")?)
+            .visits
+            .campaigns
+            .entry(campaign)
+            .or_default() += count(E::int(&row, "visitor_days")?);
     }
     Ok(())
 }

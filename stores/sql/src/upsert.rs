@@ -88,12 +88,14 @@ const VISITOR_DAYS_SET: &str = "\
 /// A visitor-day's columns, in the order its rows bind them.
 pub const VISITOR_DAYS_COLUMNS: &str = "store, day, visitor, network, first_seen, last_seen, \
      requests, bots, self_reads, evidence, bot_classes, country, \
-     page_loads, entry_at, entry_page, exit_at, exit_page, stay_ms, visits";
+     page_loads, entry_at, entry_page, exit_at, exit_page, stay_ms, visits, \
+     campaign_at, utm_source, utm_medium, utm_campaign";
 
 /// The SQL twin of `PageLoads::merge` (whocomes-activity's
 /// `port/page_loads.rs`), which the store contract checks it against: the
 /// kept row `v` and the new part `e` add up to the same whichever came
-/// first. Times are Unix milliseconds; paths compare byte by byte.
+/// first; the campaign is the earlier one's (ties: the smaller labels).
+/// Times are Unix milliseconds; paths and labels compare byte by byte.
 fn page_loads_set() -> String {
     let (v, e) = ("visitor_days", "excluded");
     let both = format!("{v}.entry_at IS NOT NULL AND {e}.entry_at IS NOT NULL");
@@ -118,8 +120,25 @@ fn page_loads_set() -> String {
         "({v}.exit_at IS NULL OR ({e}.exit_at IS NOT NULL AND \
           ({e}.exit_at, {e}.exit_page) > ({v}.exit_at, {v}.exit_page)))"
     );
+    let campaign = |row: &str| {
+        format!(
+            "({row}.campaign_at, coalesce({row}.utm_source, ''), \
+              coalesce({row}.utm_medium, ''), coalesce({row}.utm_campaign, ''))"
+        )
+    };
+    let first_campaign = format!(
+        "({v}.campaign_at IS NULL OR ({e}.campaign_at IS NOT NULL AND {} < {}))",
+        campaign(e),
+        campaign(v)
+    );
+    let campaign_set = ["campaign_at", "utm_source", "utm_medium", "utm_campaign"]
+        .map(|column| {
+            format!("{column} = CASE WHEN {first_campaign} THEN {e}.{column} ELSE {v}.{column} END")
+        })
+        .join(", ");
     format!(
-        "page_loads = {v}.page_loads + {e}.page_loads, \
+        "{campaign_set}, \
+         page_loads = {v}.page_loads + {e}.page_loads, \
          entry_at = CASE WHEN {earlier} THEN {e}.entry_at ELSE {v}.entry_at END, \
          entry_page = CASE WHEN {earlier} THEN {e}.entry_page ELSE {v}.entry_page END, \
          exit_at = CASE WHEN {later} THEN {e}.exit_at ELSE {v}.exit_at END, \

@@ -2,8 +2,11 @@
 -- port/page_loads.rs): how many; the first and the last, each when (Unix
 -- milliseconds) and its cleaned path; time on site (the sum of the gaps
 -- under 30 minutes between page loads, in milliseconds); and how many
--- visits (runs of page loads 30 minutes or more apart). Visitor-days kept
--- before this migration have no page loads recorded: 0 and NULL.
+-- visits (runs of page loads 30 minutes or more apart); and the campaign
+-- of its first page load whose link carried one: when, and the labels of
+-- utm_source, utm_medium and utm_campaign (each a label or '(dropped)',
+-- NULL when the link had none). Visitor-days kept before this migration
+-- have no page loads recorded: 0 and NULL.
 ALTER TABLE visitor_days ADD COLUMN page_loads INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE visitor_days ADD COLUMN entry_at INTEGER;
 ALTER TABLE visitor_days ADD COLUMN entry_page TEXT;
@@ -11,3 +14,7 @@ ALTER TABLE visitor_days ADD COLUMN exit_at INTEGER;
 ALTER TABLE visitor_days ADD COLUMN exit_page TEXT;
 ALTER TABLE visitor_days ADD COLUMN stay_ms INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE visitor_days ADD COLUMN visits INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE visitor_days ADD COLUMN campaign_at INTEGER;
+ALTER TABLE visitor_days ADD COLUMN utm_source TEXT;
+ALTER TABLE visitor_days ADD COLUMN utm_medium TEXT;
+ALTER TABLE visitor_days ADD COLUMN utm_campaign TEXT;

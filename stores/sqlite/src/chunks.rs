@@ -11,7 +11,7 @@ use activity::store::StoreError;
 
 use activity_sql::failed;
 
-/// Rows per statement: 128 rows of at most 20 columns is 2,560 parameters,
+/// Rows per statement: 128 rows of at most 24 columns is 3,072 parameters,
 /// far below SQLite's limit of 32,766; a small batch pads at most 127 rows.
 pub(crate) const ROWS: usize = 128;
 

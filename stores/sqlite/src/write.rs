@@ -4,7 +4,8 @@
 
 use std::sync::LazyLock;
 
-use activity::rows::Batch;
+use activity::page_loads::CampaignAt;
+use activity::rows::{Batch, VisitorDay};
 use activity::store::StoreError;
 use activity::visitor_numbers::VisitorNumbers;
 use activity_sql::upsert::{self, Upsert};
@@ -71,6 +72,10 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
                 .bind(row.pages.exit.as_ref().map(|page| page.path.as_str()))
                 .bind(int(row.pages.stay_ms))
                 .bind(int(row.pages.visits))
+                .bind(campaign(row).map(|c| c.at.timestamp_millis()))
+                .bind(campaign(row).and_then(|c| c.campaign.source.as_deref()))
+                .bind(campaign(row).and_then(|c| c.campaign.medium.as_deref()))
+                .bind(campaign(row).and_then(|c| c.campaign.name.as_deref()))
                 .bind(*id)
         })
         .await?;
@@ -153,7 +158,7 @@ static VISITORS: LazyLock<Chunked> = LazyLock::new(|| {
             upsert::VISITOR_DAYS_COLUMNS,
             &*upsert::VISITOR_DAYS_CONFLICT
         ),
-        20,
+        24,
     )
 });
 
@@ -177,3 +182,8 @@ static BOT_DAYS: LazyLock<Chunked> =
 static PATHS: LazyLock<Chunked> = LazyLock::new(|| chunked(upsert::PATHS, "*", 3));
 
 static SOURCES: LazyLock<Chunked> = LazyLock::new(|| chunked(upsert::SOURCES, "*", 3));
+
+/// A visitor-day's campaign, if a page load's link carried one.
+fn campaign(row: &VisitorDay) -> Option<&CampaignAt> {
+    row.pages.campaign.as_ref()
+}

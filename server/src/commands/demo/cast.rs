@@ -64,10 +64,13 @@ pub const ARRIVALS: [(Arrival, u32); 14] = [
     (Arrival::Referrer("https://dev.to/"), 2),
     (Arrival::Tagged("?ref=resume-pdf"), 6),
     (
-        Arrival::Tagged("?utm_source=newsletter&utm_medium=email"),
+        Arrival::Tagged("?utm_source=newsletter&utm_medium=email&utm_campaign=december-notes"),
         3,
     ),
-    (Arrival::Tagged("?ref=talk-slides"), 2),
+    (
+        Arrival::Tagged("?ref=talk-slides&utm_medium=talk&utm_campaign=rustconf-2026"),
+        2,
+    ),
     (Arrival::Typed, 17),
 ];
 
