@@ -152,6 +152,7 @@ impl ActivityStore for Discard {
         _first: chrono::NaiveDate,
         _last: chrono::NaiveDate,
         _steps: &[whocomes_activity::report::FunnelStep],
+        _filter: &whocomes_activity::filter::Filter,
     ) -> Result<Vec<whocomes_activity::summary::DaySummary>, StoreError> {
         Ok(Vec::new())
     }

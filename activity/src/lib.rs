@@ -55,7 +55,7 @@ pub use request::{
     agent, bot_class, bots, caddy_log, campaign, classify, consistency, crawlers, evidence, hit,
     logline, path, rules, source,
 };
-pub use sums::{funnel, report, summary, visitor_numbers, visits};
+pub use sums::{filter, funnel, report, summary, visitor_numbers, visits};
 pub use testing::corpus;
 #[cfg(any(test, feature = "testing"))]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]

@@ -210,7 +210,12 @@ async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
         let today = Utc::now().date_naive();
         let began = Instant::now();
         let days = store
-            .day_summaries(today, today, admin.funnel())
+            .day_summaries(
+                today,
+                today,
+                admin.funnel(),
+                &activity::filter::Filter::none(),
+            )
             .await
             .expect("sums today");
         assert_eq!(days.len(), 1);

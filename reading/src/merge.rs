@@ -6,22 +6,40 @@
 use std::sync::Arc;
 
 use activity::StoreName;
+use activity::filter::Filter;
 use activity::report::{self, FunnelStep};
 use activity::rows::VisitorDay;
 use activity::store::{ActivityStore, StoreError};
 use activity::summary::{self, DaySummary};
 use chrono::NaiveDate;
 
-/// The summaries of the days from `first` to `last` over `stores`.
+/// The summaries of the days from `first` to `last` over `stores`, of the
+/// visitor-days `filter` lets through.
 pub(crate) async fn day_summaries(
     stores: &[Arc<dyn ActivityStore>],
-    first: NaiveDate,
-    last: NaiveDate,
+    (first, last): (NaiveDate, NaiveDate),
     steps: &[FunnelStep],
+    filter: &Filter,
 ) -> Result<Vec<DaySummary>, StoreError> {
     match stores {
         [] => Ok(Vec::new()),
-        [store] => store.day_summaries(first, last, steps).await,
+        [store] => store.day_summaries(first, last, steps, filter).await,
+        several if !filter.is_empty() => {
+            let reads =
+                futures::future::join_all(several.iter().map(|store| store.visitors_since(first)))
+                    .await;
+            let mut visitors = Vec::new();
+            for read in reads {
+                visitors.extend(read?);
+            }
+            Ok(summary::summarize_filtered(
+                first,
+                last,
+                &report::merge_visitors(&visitors),
+                steps,
+                filter,
+            ))
+        }
         several => {
             let reads = futures::future::join_all(several.iter().map(|store| async move {
                 let (visitors, expired, hours, bots) = futures::join!(

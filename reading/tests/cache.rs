@@ -125,6 +125,7 @@ async fn a_slow_sum_shows_the_kept_day_once_then_the_new_one() {
         today - Days::new(4),
         today,
         &default_funnel(),
+        &activity::filter::Filter::none(),
     )
     .await
     .expect("reads rows");
@@ -149,6 +150,7 @@ async fn a_read_waits_only_for_a_sum_that_can_land_in_time() {
             today - Days::new(4),
             today,
             &default_funnel(),
+            &activity::filter::Filter::none(),
         )
         .await
         .expect("reads rows")
@@ -275,6 +277,7 @@ async fn a_day_is_read_again_only_when_its_figures_change() {
         today - Days::new(4),
         today,
         &default_funnel(),
+        &activity::filter::Filter::none(),
     )
     .await
     .expect("reads rows");
@@ -329,6 +332,7 @@ async fn the_summaries_outlive_a_restart() {
         today - Days::new(4),
         today,
         &default_funnel(),
+        &activity::filter::Filter::none(),
     )
     .await
     .expect("reads rows");

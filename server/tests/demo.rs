@@ -71,7 +71,12 @@ async fn summaries(data: &Path) -> BTreeMap<NaiveDate, DaySummary> {
 async fn summaries_of(store: &dyn ActivityStore) -> BTreeMap<NaiveDate, DaySummary> {
     let today = now().date_naive();
     let days = store
-        .day_summaries(today - chrono::Days::new(120), today, &demo::funnel())
+        .day_summaries(
+            today - chrono::Days::new(120),
+            today,
+            &demo::funnel(),
+            &activity::filter::Filter::none(),
+        )
         .await
         .expect("reads");
     store.close().await;

@@ -18,6 +18,7 @@ use crate::port::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use crate::port::store::{ActivityStore, Imported, Retention, StoreError};
 use crate::request::bot_class::BotClass;
 use crate::request::hit::StoreName;
+use crate::sums::filter::Filter;
 use crate::sums::report::{BotCount, FunnelStep, KindCounts, expiring_totals};
 use crate::sums::summary::DaySummary;
 use crate::visitor::token::VisitorToken;
@@ -248,6 +249,7 @@ impl ActivityStore for MemoryStore {
         first: NaiveDate,
         last: NaiveDate,
         steps: &[FunnelStep],
+        filter: &Filter,
     ) -> Result<Vec<DaySummary>, StoreError> {
         self.reachable().await?;
         #[cfg(feature = "server")]
@@ -257,7 +259,7 @@ impl ActivityStore for MemoryStore {
                 tokio::time::sleep(delay).await;
             }
         }
-        read_and_summarize(self, first, last, steps).await
+        read_and_summarize(self, first, last, steps, filter).await
     }
 
     async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {

@@ -8,6 +8,7 @@ use crate::port::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use crate::port::store::{ActivityStore, Imported, StoreError};
 use crate::request::bot_class::BotClass;
 use crate::request::hit::StoreName;
+use crate::sums::filter::Filter;
 use crate::sums::report::{BotCount, FunnelStep, KindCounts};
 use crate::sums::summary::DaySummary;
 use crate::visitor::token::VisitorToken;
@@ -89,6 +90,7 @@ impl ActivityStore for NullStore {
         _first: NaiveDate,
         _last: NaiveDate,
         _steps: &[FunnelStep],
+        _filter: &Filter,
     ) -> Result<Vec<DaySummary>, StoreError> {
         Ok(Vec::new())
     }

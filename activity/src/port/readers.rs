@@ -7,6 +7,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::port::rows::{HourRow, VisitorDay};
 use crate::port::store::{ActivityStore, StoreError};
+use crate::sums::filter::Filter;
 use crate::sums::report::{FunnelStep, merge_visitors};
 use crate::sums::summary::{self, DaySummary};
 use crate::visitor::token::VisitorToken;
@@ -86,8 +87,18 @@ pub async fn read_and_summarize<S: ActivityStore + ?Sized>(
     first: NaiveDate,
     last: NaiveDate,
     steps: &[FunnelStep],
+    filter: &Filter,
 ) -> Result<Vec<DaySummary>, StoreError> {
     let visitors = store.visitors_since(first).await?;
+    if !filter.is_empty() {
+        return Ok(summary::summarize_filtered(
+            first,
+            last,
+            &merge_visitors(&visitors),
+            steps,
+            filter,
+        ));
+    }
     let expired = store.expired_kinds_since(first).await?;
     let hours = store.hours_since(summary::midnight(first)).await?;
     let bot_days = store.bot_days_since(first).await?;

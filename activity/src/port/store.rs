@@ -14,6 +14,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use crate::port::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use crate::request::bot_class::BotClass;
 use crate::request::hit::StoreName;
+use crate::sums::filter::Filter;
 use crate::sums::report::{BotCount, FunnelStep, KindCounts};
 use crate::sums::summary::DaySummary;
 use crate::visitor::token::VisitorToken;
@@ -201,14 +202,17 @@ pub trait ActivityStore: Send + Sync {
     ) -> Result<(Vec<VisitorDay>, u64), StoreError>;
 
     /// The summaries of the days from `first` to `last` (both included)
-    /// that have rows, oldest first, with the funnel of `steps`. Stores
-    /// should sum in their engine; [`read_and_summarize`] reads the rows
-    /// and sums them, and is what the contract compares with.
+    /// that have rows, oldest first, with the funnel of `steps`, of the
+    /// visitor-days `filter` lets through (with a condition, only days
+    /// with visitor rows: see `summary::summarize_filtered`). Stores should
+    /// sum in their engine; [`read_and_summarize`] reads the rows and sums
+    /// them, and is what the contract compares with.
     async fn day_summaries(
         &self,
         first: NaiveDate,
         last: NaiveDate,
         steps: &[FunnelStep],
+        filter: &Filter,
     ) -> Result<Vec<DaySummary>, StoreError>;
 
     /// All requests per day from `since` on, oldest first. A day's figure

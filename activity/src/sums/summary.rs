@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::port::rows::HourRow;
 use crate::request::bot_class::BotClass;
 use crate::request::source::Source;
+use crate::sums::filter::Filter;
 use crate::sums::report::{
     self, BotCount, FunnelStep, KindCounts, MergedVisitor, PathTotal, SourceReport,
 };
@@ -248,25 +249,7 @@ pub fn summarize(
             .push(visitor.clone());
     }
     for (day, visitors) in &visitors_by_day {
-        let summary = days.day(*day);
-        if let Some(kinds) = report::daily_kinds(visitors).get(day) {
-            summary.kinds += *kinds;
-        }
-        summary.sources.absorb(&report::source_groups(visitors));
-        summary.add_bots(&report::class_visitor_days(visitors));
-        for (country, people) in report::people_by_country(visitors) {
-            summary.add_country(country, people);
-        }
-        for visitor in visitors.iter().filter(|v| v.kind() == VisitorKind::Person) {
-            summary.visits.add(&visitor.pages);
-        }
-        for (count, more) in summary
-            .steps
-            .iter_mut()
-            .zip(report::step_counts(visitors, steps))
-        {
-            *count += more;
-        }
+        add_visitors(days.day(*day), visitors, steps);
     }
     for (day, kinds) in expired.iter().filter(|(day, _)| within(*day)) {
         days.day(*day).kinds += *kinds;
@@ -283,6 +266,77 @@ pub fn summarize(
     }
     for (day, hours) in hours_by_day {
         days.day(day).paths = report::path_totals(hours);
+    }
+    days.finish()
+}
+
+/// What a day's visitor-days add to its summary: kinds, sources, bot
+/// classes, countries, visits and funnel steps.
+fn add_visitors(summary: &mut DaySummary, visitors: &[MergedVisitor], steps: &[FunnelStep]) {
+    for kinds in report::daily_kinds(visitors).values() {
+        summary.kinds += *kinds;
+    }
+    summary.sources.absorb(&report::source_groups(visitors));
+    summary.add_bots(&report::class_visitor_days(visitors));
+    for (country, people) in report::people_by_country(visitors) {
+        summary.add_country(country, people);
+    }
+    for visitor in visitors.iter().filter(|v| v.kind() == VisitorKind::Person) {
+        summary.visits.add(&visitor.pages);
+    }
+    for (count, more) in summary
+        .steps
+        .iter_mut()
+        .zip(report::step_counts(visitors, steps))
+    {
+        *count += more;
+    }
+}
+
+/// The summaries of the days from `first` to `last` under a filter, made
+/// from the visitor-days it lets through, which are all a filter can read:
+/// days whose visitor rows have expired have none, and hourly rows cannot
+/// be filtered. So a day's paths are its matching visitor-days' paths,
+/// each request counted under its visitor-day's kind, and a bot class's
+/// requests are its visitor-days' bot requests.
+pub fn summarize_filtered(
+    first: NaiveDate,
+    last: NaiveDate,
+    visitors: &[MergedVisitor],
+    steps: &[FunnelStep],
+    filter: &Filter,
+) -> Vec<DaySummary> {
+    let mut days = DaySums::new(steps.len());
+    let mut visitors_by_day: BTreeMap<NaiveDate, Vec<MergedVisitor>> = BTreeMap::new();
+    for visitor in visitors
+        .iter()
+        .filter(|v| first <= v.day && v.day <= last && filter.matches(v))
+    {
+        visitors_by_day
+            .entry(visitor.day)
+            .or_default()
+            .push(visitor.clone());
+    }
+    for (day, visitors) in &visitors_by_day {
+        let summary = days.day(*day);
+        add_visitors(summary, visitors, steps);
+        let mut paths: BTreeMap<&str, PathTotal> = BTreeMap::new();
+        for visitor in visitors {
+            let kind = visitor.kind();
+            for class in visitor.classes().iter() {
+                summary.bots.entry(class).or_default().requests += visitor.bots;
+            }
+            for (path, requests) in &visitor.paths {
+                let total = paths.entry(path).or_insert_with(|| PathTotal::new(path));
+                total.requests += requests;
+                match kind {
+                    VisitorKind::Person => total.people += requests,
+                    VisitorKind::Bot => total.bots += requests,
+                    VisitorKind::SelfRead => total.self_reads += requests,
+                }
+            }
+        }
+        summary.paths = paths.into_values().collect();
     }
     days.finish()
 }

@@ -356,7 +356,7 @@ async fn today_kinds(
     today: NaiveDate,
 ) -> crate::sums::report::KindCounts {
     let summaries = store
-        .day_summaries(today, today, &[])
+        .day_summaries(today, today, &[], &crate::filter::Filter::none())
         .await
         .unwrap_or_else(|e| panic!("summarizes today: {e}"));
     assert_eq!(summaries.len(), 1, "today has rows");
@@ -441,13 +441,15 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
         name: "home again".to_owned(),
         paths: vec!["/".to_owned(), "/nowhere".to_owned()],
     });
+    super::filter_contract::filter_contract(store, (today - Duration::days(2), today), &steps)
+        .await;
     // A site without a funnel: no steps, the rest counted alike.
     let none = store
-        .day_summaries(old_day, today, &[])
+        .day_summaries(old_day, today, &[], &crate::filter::Filter::none())
         .await
         .unwrap_or_else(|e| panic!("summarizes days without a funnel: {e}"));
     let with = store
-        .day_summaries(old_day, today, &steps)
+        .day_summaries(old_day, today, &steps, &crate::filter::Filter::none())
         .await
         .unwrap_or_else(|e| panic!("summarizes days: {e}"));
     assert_eq!(none.len(), with.len(), "the same days without a funnel");
@@ -463,11 +465,17 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
         (old_day, today),
         (today - Duration::days(1), today - Duration::days(1)),
     ] {
-        let reference = crate::port::store::read_and_summarize(store, first, last, &steps)
-            .await
-            .unwrap_or_else(|e| panic!("reads rows: {e}"));
+        let reference = crate::port::store::read_and_summarize(
+            store,
+            first,
+            last,
+            &steps,
+            &crate::filter::Filter::none(),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("reads rows: {e}"));
         let summaries = store
-            .day_summaries(first, last, &steps)
+            .day_summaries(first, last, &steps, &crate::filter::Filter::none())
             .await
             .unwrap_or_else(|e| panic!("summarizes days: {e}"));
         let days = |list: &[crate::sums::summary::DaySummary]| {
@@ -520,7 +528,7 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
         );
     }
     let summaries = store
-        .day_summaries(old_day, today, &steps)
+        .day_summaries(old_day, today, &steps, &crate::filter::Filter::none())
         .await
         .unwrap_or_else(|e| panic!("summarizes days: {e}"));
     let old = summaries.first().map(|s| (s.day, s.kinds.self_reads));
@@ -616,7 +624,12 @@ mod tests {
             assert_eq!(store.hours_since(noon(day)).await, Ok(Vec::new()));
             assert_eq!(store.visitors_since(day).await, Ok(Vec::new()));
             assert_eq!(store.latest_visitors(day, 10).await, Ok((Vec::new(), 0)));
-            assert_eq!(store.day_summaries(day, day, &[]).await, Ok(Vec::new()));
+            assert_eq!(
+                store
+                    .day_summaries(day, day, &[], &crate::filter::Filter::none())
+                    .await,
+                Ok(Vec::new())
+            );
             assert_eq!(store.day_requests(day).await, Ok(Vec::new()));
             assert_eq!(store.day_marks(day).await, Ok(Vec::new()));
             assert_eq!(store.enforce_retention(noon(day)).await, Ok(()));

@@ -132,7 +132,12 @@ pub async fn read(store: &dyn ActivityStore, now: DateTime<Utc>) -> Holdings {
     visitors.sort_by(|a, b| (a.day, &a.visitor).cmp(&(b.day, &b.visitor)));
     Holdings {
         summaries: store
-            .day_summaries(first, today, &sample::funnel())
+            .day_summaries(
+                first,
+                today,
+                &sample::funnel(),
+                &crate::filter::Filter::none(),
+            )
             .await
             .unwrap_or_else(|error| panic!("the store reads summaries: {error}")),
         expired: store

@@ -10,6 +10,8 @@ pub mod contract;
 mod contract_hits;
 pub mod corpus;
 #[cfg(any(test, feature = "testing"))]
+mod filter_contract;
+#[cfg(any(test, feature = "testing"))]
 pub mod holdings;
 #[cfg(any(test, feature = "testing"))]
 mod page_loads_contract;

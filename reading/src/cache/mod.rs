@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use activity::filter::Filter;
 use activity::report::FunnelStep;
 use activity::store::{ActivityStore, StoreError};
 use activity::summary::DaySummary;
@@ -189,7 +190,9 @@ impl SummaryCache {
         let mut first = from;
         while first <= to {
             let last = (first + Days::new(SUM_DAYS - 1)).min(to);
-            fresh.extend(merge::day_summaries(readable, first, last, steps).await?);
+            fresh.extend(
+                merge::day_summaries(readable, (first, last), steps, &Filter::none()).await?,
+            );
             first = last + Days::new(1);
         }
         if timed == Timed::Yes {

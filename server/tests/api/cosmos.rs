@@ -153,6 +153,7 @@ async fn kept(
             today - chrono::Days::new(1),
             today,
             &activity::sample::funnel(),
+            &activity::filter::Filter::none(),
         )
         .await
         .expect("sums the days");

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use activity::StoreName;
 use activity::VisitorToken;
 use activity::bot_class::BotClass;
+use activity::filter::Filter;
 use activity::report::{BotCount, FunnelStep, KindCounts};
 use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use activity::store::{
@@ -159,9 +160,10 @@ impl ActivityStore for CosmosStore {
         first: NaiveDate,
         last: NaiveDate,
         steps: &[FunnelStep],
+        filter: &Filter,
     ) -> Result<Vec<DaySummary>, StoreError> {
         // Summed here from the rows: the SDK sums no groups across documents.
-        read_and_summarize(self, first, last, steps).await
+        read_and_summarize(self, first, last, steps, filter).await
     }
 
     async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {

@@ -119,6 +119,10 @@ impl Engine for PostgresEngine {
         format!("({column} AT TIME ZONE 'UTC')::date")
     }
 
+    fn contains(haystack: &str, needle: &str) -> String {
+        format!("(strpos({haystack}, {needle}) > 0)")
+    }
+
     /// BIGINT, INTEGER or SMALLINT alike (evidence and classes are INTEGER).
     fn int(row: &PgRow, name: &str) -> Result<i64, StoreError> {
         column::<Self::Db, i64>(row, name)

@@ -73,6 +73,9 @@ pub trait Engine: Send + Sync + 'static {
     fn pairs(n: usize, alias: &str) -> Pairs;
     /// The UTC day of an hour column, as the engine keeps days.
     fn day_of_hour(column: &str) -> String;
+    /// Whether text `haystack` holds `needle` (case and all, byte for
+    /// byte); NULL when `haystack` is.
+    fn contains(haystack: &str, needle: &str) -> String;
 
     /// A column as an integer (any integer width the engine keeps).
     fn int(row: &Row<Self>, column: &str) -> Result<i64, StoreError>;

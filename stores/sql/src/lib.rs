@@ -21,6 +21,7 @@ pub mod basics;
 mod batch;
 mod engine;
 mod error;
+mod filter;
 mod read;
 mod retention;
 mod store;

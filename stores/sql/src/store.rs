@@ -9,6 +9,7 @@ use std::time::Instant;
 use activity::StoreName;
 use activity::VisitorToken;
 use activity::bot_class::BotClass;
+use activity::filter::Filter;
 use activity::report::{BotCount, FunnelStep, KindCounts};
 use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use activity::store::{
@@ -213,12 +214,14 @@ impl<E: Engine> ActivityStore for SqlStore<E> {
         first: NaiveDate,
         last: NaiveDate,
         steps: &[FunnelStep],
+        filter: &Filter,
     ) -> Result<Vec<DaySummary>, StoreError> {
         if steps.len() > MAX_STEPS {
-            return activity::store::read_and_summarize(self, first, last, steps).await;
+            return activity::store::read_and_summarize(self, first, last, steps, filter).await;
         }
         let started = Instant::now();
-        let result = summary::day_summaries::<E>(&self.pool, &self.name, first, last, steps).await;
+        let result =
+            summary::day_summaries::<E>(&self.pool, &self.name, (first, last), steps, filter).await;
         self.metered(started, result)
     }
 

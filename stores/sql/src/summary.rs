@@ -8,6 +8,7 @@
 use activity::StoreName;
 use activity::campaign::Campaign;
 use activity::country::Country;
+use activity::filter::Filter;
 use activity::kind_sql;
 use activity::report::{BotCount, FunnelStep, KindCounts, PathTotal};
 use activity::store::StoreError;
@@ -18,6 +19,7 @@ use sqlx::Pool;
 use crate::count;
 use crate::engine::{Engine, Query, Row};
 use crate::error::{failed, invalid};
+use crate::filter::FilterSql;
 use crate::read::{class, class_bits, store_since};
 
 /// Which figure of `day_totals` to read.
@@ -63,6 +65,23 @@ fn days<'q, E: Engine>(
     E::bind_day(E::bind_day(query, first), last)
 }
 
+/// What every read of a summary binds first: the store and the two days
+/// (`$1` to `$3`), then the filter's values.
+struct Scope<'a> {
+    store: &'a StoreName,
+    first: NaiveDate,
+    last: NaiveDate,
+    filter: &'a FilterSql,
+}
+
+impl Scope<'_> {
+    /// `sql` with the store, the days and the filter's values bound.
+    fn query<'q, E: Engine>(&'q self, sql: &'q str) -> Query<'q, E> {
+        self.filter
+            .bind::<E>(days::<E>(sql, self.store, self.first, self.last))
+    }
+}
+
 async fn between<E: Engine>(
     pool: &Pool<E::Db>,
     query: Query<'_, E>,
@@ -70,34 +89,55 @@ async fn between<E: Engine>(
     E::fetch_all(pool, query).await.map_err(failed)
 }
 
-fn kinds() -> String {
-    format!(
+/// Visitor-days by kind per day; unfiltered, with the kept kinds of the
+/// days whose rows expired.
+fn kinds(filter: &FilterSql) -> String {
+    let live = format!(
         "SELECT day, \
            CAST(SUM(CASE WHEN {people} THEN 1 ELSE 0 END) AS BIGINT) AS people, \
            CAST(SUM(CASE WHEN {bots} THEN 1 ELSE 0 END) AS BIGINT) AS bots, \
            CAST(SUM(CASE WHEN {self_reads} THEN 1 ELSE 0 END) AS BIGINT) AS self_reads \
-         FROM visitor_days WHERE store = $1 AND day BETWEEN $2 AND $3 GROUP BY day \
-         UNION ALL \
-         SELECT day, people, bots, self_reads FROM day_kinds \
-         WHERE store = $1 AND day BETWEEN $2 AND $3",
-        people = kind_sql::people(""),
-        bots = kind_sql::bots(""),
-        self_reads = kind_sql::self_reads("")
-    )
+         FROM visitor_days v WHERE v.store = $1 AND v.day BETWEEN $2 AND $3{filter} GROUP BY day",
+        people = kind_sql::people("v."),
+        bots = kind_sql::bots("v."),
+        self_reads = kind_sql::self_reads("v."),
+        filter = filter.sql
+    );
+    if filter.sql.is_empty() {
+        format!(
+            "{live} UNION ALL \
+             SELECT day, people, bots, self_reads FROM day_kinds \
+             WHERE store = $1 AND day BETWEEN $2 AND $3"
+        )
+    } else {
+        live
+    }
 }
 
-/// The summaries of the days from `first` to `last` that have rows.
+/// The summaries of the days from `first` to `last` that have rows, of the
+/// visitor-days `filter` lets through (with a condition, only days with
+/// visitor rows, their paths from the visitor-days: see
+/// `summary::summarize_filtered`, the rule this twins).
 pub(crate) async fn day_summaries<E: Engine>(
     pool: &Pool<E::Db>,
     store: &StoreName,
-    first: NaiveDate,
-    last: NaiveDate,
+    (first, last): (NaiveDate, NaiveDate),
     steps: &[FunnelStep],
+    filter: &Filter,
 ) -> Result<Vec<DaySummary>, StoreError> {
     let mut sums = DaySums::new(steps.len());
+    // The filter's values are bound after the store and the two days.
+    let filter = FilterSql::of::<E>(filter, 4);
+    let scope = Scope {
+        store,
+        first,
+        last,
+        filter: &filter,
+    };
+    let f = &filter.sql;
 
-    let sql = kinds();
-    for row in between::<E>(pool, days::<E>(&sql, store, first, last)).await? {
+    let sql = kinds(&filter);
+    for row in between::<E>(pool, scope.query::<E>(&sql)).await? {
         sums.day(E::day(&row, "day")?).kinds += KindCounts {
             people: count(E::int(&row, "people")?),
             bots: count(E::int(&row, "bots")?),
@@ -110,35 +150,35 @@ pub(crate) async fn day_summaries<E: Engine>(
         "SELECT day, sources, COUNT(*) AS visitors FROM ( \
            SELECT v.day, string_agg(s.source, ' ') AS sources \
            FROM visitor_days v LEFT JOIN visitor_sources s ON s.visitor_day = v.id \
-           WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {people} \
+           WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {people}{f} \
            GROUP BY v.day, v.visitor) AS sets \
          GROUP BY day, sources"
     );
-    for row in between::<E>(pool, days::<E>(&sources, store, first, last)).await? {
+    for row in between::<E>(pool, scope.query::<E>(&sources)).await? {
         let set = E::optional_text(&row, "sources")?;
         let visitors = count(E::int(&row, "visitors")?);
         sums.add_source_set(E::day(&row, "day")?, set.as_deref(), visitors)
             .map_err(|_| invalid("source"))?;
     }
 
-    let f = E::pairs(4, "f");
+    let pairs = E::pairs(filter.next(4), "f");
     let funnel = format!(
         "SELECT day, mask, COUNT(*) AS visitors FROM ( \
            SELECT v.day, CAST(SUM(DISTINCT {bit}) AS BIGINT) AS mask \
            FROM visitor_days v \
            JOIN visitor_paths p ON p.visitor_day = v.id \
            JOIN {steps} ON {name} = p.path \
-           WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {people} \
+           WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {people}{f} \
            GROUP BY v.day, v.visitor) AS sets \
          GROUP BY day, mask",
-        steps = f.table,
-        name = f.name,
-        bit = f.bit
+        steps = pairs.table,
+        name = pairs.name,
+        bit = pairs.bit
     );
     // A site without a funnel has no steps to count (and an empty table of
     // pairs is not SQL).
     if !steps.is_empty() {
-        let query = E::bind_pairs(days::<E>(&funnel, store, first, last), step_bits(steps));
+        let query = E::bind_pairs(scope.query::<E>(&funnel), step_bits(steps));
         for row in between::<E>(pool, query).await? {
             let mask = count(E::int(&row, "mask")?);
             let visitors = count(E::int(&row, "visitors")?);
@@ -148,10 +188,10 @@ pub(crate) async fn day_summaries<E: Engine>(
 
     let countries = format!(
         "SELECT day, country, COUNT(*) AS visitors FROM visitor_days v \
-         WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {people} \
+         WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {people}{f} \
          GROUP BY day, country"
     );
-    for row in between::<E>(pool, days::<E>(&countries, store, first, last)).await? {
+    for row in between::<E>(pool, scope.query::<E>(&countries)).await? {
         let country = E::optional_text(&row, "country")?
             .map(|code| Country::parse(&code).ok_or_else(|| invalid("country")))
             .transpose()?;
@@ -160,8 +200,23 @@ pub(crate) async fn day_summaries<E: Engine>(
             .add_country(country, visitors);
     }
 
-    visits::<E>(pool, store, (first, last), &mut sums).await?;
+    visits::<E>(pool, &scope, &mut sums).await?;
+    if f.is_empty() {
+        hour_paths::<E>(pool, store, (first, last), &mut sums).await?;
+    } else {
+        visitor_paths::<E>(pool, &scope, &mut sums).await?;
+    }
+    bot_classes::<E>(pool, &scope, &mut sums).await?;
+    Ok(sums.finish())
+}
 
+/// Every path's requests per day, from the hourly rows.
+async fn hour_paths<E: Engine>(
+    pool: &Pool<E::Db>,
+    store: &StoreName,
+    (first, last): (NaiveDate, NaiveDate),
+    sums: &mut DaySums,
+) -> Result<(), StoreError> {
     let paths = format!(
         "SELECT {day} AS day, path, CAST(SUM(requests) AS BIGINT) AS requests, \
                 CAST(SUM(CASE WHEN requests - bots - self_reads > 0 \
@@ -185,9 +240,39 @@ pub(crate) async fn day_summaries<E: Engine>(
             self_reads: count(E::int(&row, "self_reads")?),
         });
     }
+    Ok(())
+}
 
-    bot_classes::<E>(pool, store, (first, last), &mut sums).await?;
-    Ok(sums.finish())
+/// Under a filter: the paths of the visitor-days it lets through, each
+/// request under its visitor-day's kind.
+async fn visitor_paths<E: Engine>(
+    pool: &Pool<E::Db>,
+    scope: &Scope<'_>,
+    sums: &mut DaySums,
+) -> Result<(), StoreError> {
+    let f = &scope.filter.sql;
+    let of_kind =
+        |kind: String| format!("CAST(SUM(CASE WHEN {kind} THEN p.requests ELSE 0 END) AS BIGINT)");
+    let sql = format!(
+        "SELECT v.day AS day, p.path AS path, CAST(SUM(p.requests) AS BIGINT) AS requests, \
+                {} AS people, {} AS bots, {} AS self_reads \
+         FROM visitor_days v JOIN visitor_paths p ON p.visitor_day = v.id \
+         WHERE v.store = $1 AND v.day BETWEEN $2 AND $3{f} \
+         GROUP BY v.day, p.path",
+        of_kind(kind_sql::people("v.")),
+        of_kind(kind_sql::bots("v.")),
+        of_kind(kind_sql::self_reads("v."))
+    );
+    for row in between::<E>(pool, scope.query::<E>(&sql)).await? {
+        sums.day(E::day(&row, "day")?).paths.push(PathTotal {
+            path: E::text(&row, "path")?,
+            requests: count(E::int(&row, "requests")?),
+            people: count(E::int(&row, "people")?),
+            bots: count(E::int(&row, "bots")?),
+            self_reads: count(E::int(&row, "self_reads")?),
+        });
+    }
+    Ok(())
 }
 
 /// People's visits: the day's sums over the visitor-days that loaded a
@@ -195,21 +280,21 @@ pub(crate) async fn day_summaries<E: Engine>(
 /// their campaigns (one row per day and campaign).
 async fn visits<E: Engine>(
     pool: &Pool<E::Db>,
-    store: &StoreName,
-    (first, last): (NaiveDate, NaiveDate),
+    scope: &Scope<'_>,
     sums: &mut DaySums,
 ) -> Result<(), StoreError> {
     let people = kind_sql::people("v.");
+    let f = &scope.filter.sql;
     let totals = format!(
         "SELECT day, CAST(COUNT(*) AS BIGINT) AS visitor_days, \
                 CAST(SUM(page_loads) AS BIGINT) AS page_loads, \
                 CAST(SUM(CASE WHEN page_loads = 1 THEN 1 ELSE 0 END) AS BIGINT) AS one_page, \
                 CAST(SUM(visits) AS BIGINT) AS visits, CAST(SUM(stay_ms) AS BIGINT) AS stay_ms \
          FROM visitor_days v \
-         WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND v.page_loads > 0 AND {people} \
+         WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND v.page_loads > 0 AND {people}{f} \
          GROUP BY day"
     );
-    for row in between::<E>(pool, days::<E>(&totals, store, first, last)).await? {
+    for row in between::<E>(pool, scope.query::<E>(&totals)).await? {
         let visits = &mut sums.day(E::day(&row, "day")?).visits;
         visits.visitor_days += count(E::int(&row, "visitor_days")?);
         visits.page_loads += count(E::int(&row, "page_loads")?);
@@ -222,10 +307,10 @@ async fn visits<E: Engine>(
             "SELECT day, {column} AS path, CAST(COUNT(*) AS BIGINT) AS visitor_days \
              FROM visitor_days v \
              WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND v.page_loads > 0 \
-               AND {column} IS NOT NULL AND {people} \
+               AND {column} IS NOT NULL AND {people}{f} \
              GROUP BY day, {column}"
         );
-        for row in between::<E>(pool, days::<E>(&pages, store, first, last)).await? {
+        for row in between::<E>(pool, scope.query::<E>(&pages)).await? {
             let visits = &mut sums.day(E::day(&row, "day")?).visits;
             let pages = if exits {
                 &mut visits.exits
@@ -240,10 +325,10 @@ async fn visits<E: Engine>(
         "SELECT day, utm_source, utm_medium, utm_campaign, CAST(COUNT(*) AS BIGINT) AS visitor_days \
          FROM visitor_days v \
          WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND v.page_loads > 0 \
-           AND campaign_at IS NOT NULL AND {people} \
+           AND campaign_at IS NOT NULL AND {people}{f} \
          GROUP BY day, utm_source, utm_medium, utm_campaign"
     );
-    for row in between::<E>(pool, days::<E>(&campaigns, store, first, last)).await? {
+    for row in between::<E>(pool, scope.query::<E>(&campaigns)).await? {
         let campaign = Campaign {
             source: E::optional_text(&row, "utm_source")?,
             medium: E::optional_text(&row, "utm_medium")?,
@@ -261,37 +346,48 @@ async fn visits<E: Engine>(
 
 /// Scanners and crawlers by class: the kept requests (and expired days'
 /// visitor-days), live visitor-days per class, and disguised visitor-days'
-/// person-looking requests as a scanner's.
+/// person-looking requests as a scanner's. Under a filter only the live
+/// visitor-days count, and a class's requests are their bot requests.
 async fn bot_classes<E: Engine>(
     pool: &Pool<E::Db>,
-    store: &StoreName,
-    (first, last): (NaiveDate, NaiveDate),
+    scope: &Scope<'_>,
     sums: &mut DaySums,
 ) -> Result<(), StoreError> {
+    let f = &scope.filter.sql;
     // Verified crawlers are counted while their visitor-day rows are kept.
     let kept = "SELECT day, class, requests, visitor_days, CAST(0 AS BIGINT) AS verified \
                 FROM day_bots WHERE store = $1 AND day BETWEEN $2 AND $3";
-    let c = E::pairs(4, "c");
+    let c = E::pairs(scope.filter.next(4), "c");
+    let requests = if f.is_empty() {
+        "CAST(0 AS BIGINT)"
+    } else {
+        "CAST(SUM(v.bots) AS BIGINT)"
+    };
     let live = format!(
-        "SELECT day, {name} AS class, CAST(0 AS BIGINT) AS requests, \
+        "SELECT v.day AS day, {name} AS class, {requests} AS requests, \
                 CAST(COUNT(*) AS BIGINT) AS visitor_days, \
-                CAST(SUM(CASE WHEN (evidence & {verified}) <> 0 THEN 1 ELSE 0 END) AS BIGINT) AS verified \
-         FROM visitor_days JOIN {pairs} ON ({classes} & {bit}) <> 0 \
-         WHERE store = $1 AND day BETWEEN $2 AND $3 AND {bots} GROUP BY day, {name} \
+                CAST(SUM(CASE WHEN (v.evidence & {verified}) <> 0 THEN 1 ELSE 0 END) AS BIGINT) AS verified \
+         FROM visitor_days v JOIN {pairs} ON ({classes} & {bit}) <> 0 \
+         WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {bots}{f} GROUP BY v.day, {name} \
          UNION ALL \
-         SELECT day, 'scanner' AS class, CAST(SUM(requests - bots - self_reads) AS BIGINT) AS requests, \
+         SELECT v.day AS day, 'scanner' AS class, \
+                CAST(SUM(v.requests - v.bots - v.self_reads) AS BIGINT) AS requests, \
                 CAST(0 AS BIGINT) AS visitor_days, CAST(0 AS BIGINT) AS verified \
-         FROM visitor_days WHERE store = $1 AND day BETWEEN $2 AND $3 AND {disguised} GROUP BY day",
+         FROM visitor_days v \
+         WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {disguised}{f} GROUP BY v.day",
         pairs = c.table,
         name = c.name,
         bit = c.bit,
-        classes = kind_sql::classes(""),
-        bots = kind_sql::bots(""),
-        disguised = kind_sql::disguised(""),
+        classes = kind_sql::classes("v."),
+        bots = kind_sql::bots("v."),
+        disguised = kind_sql::disguised("v."),
         verified = activity::evidence::Evidence::VERIFIED.0,
     );
-    let mut rows = between::<E>(pool, days::<E>(kept, store, first, last)).await?;
-    let query = E::bind_pairs(days::<E>(&live, store, first, last), class_bits());
+    let mut rows = Vec::new();
+    if f.is_empty() {
+        rows = between::<E>(pool, scope.query::<E>(kept)).await?;
+    }
+    let query = E::bind_pairs(scope.query::<E>(&live), class_bits());
     rows.extend(between::<E>(pool, query).await?);
     for row in rows {
         let count = BotCount {

@@ -120,6 +120,10 @@ impl Engine for SqliteEngine {
         format!("date({column}, 'unixepoch')")
     }
 
+    fn contains(haystack: &str, needle: &str) -> String {
+        format!("(instr({haystack}, {needle}) > 0)")
+    }
+
     fn int(row: &SqliteRow, name: &str) -> Result<i64, StoreError> {
         column::<Self::Db, _>(row, name)
     }

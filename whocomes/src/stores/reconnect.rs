@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use activity::StoreName;
 use activity::bot_class::BotClass;
+use activity::filter::Filter;
 use activity::report::{BotCount, FunnelStep, KindCounts};
 use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
 use activity::store::{ActivityStore, Imported, NullStore, StoreError};
@@ -335,10 +336,11 @@ impl ActivityStore for ReconnectingStore {
         first: NaiveDate,
         last: NaiveDate,
         steps: &[FunnelStep],
+        filter: &Filter,
     ) -> Result<Vec<DaySummary>, StoreError> {
         let store = self.live()?;
         self.health
-            .noted(store.day_summaries(first, last, steps).await)
+            .noted(store.day_summaries(first, last, steps, filter).await)
     }
 
     async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {

@@ -1,0 +1,473 @@
+//! Which visitor-days a view counts: a filter is conditions that must all
+//! hold (AND), each on one dimension of a visitor-day — a path it
+//! requested, its entry or exit page, a source, a campaign label, its
+//! country, kind, bot class or store — with `is`, `is not`, `contains` or
+//! `contains not` and one or more values (any of them).
+//!
+//! [`Filter::matches`] is the rule, on a visitor-day merged across stores;
+//! the SQL stores answer the same filter in their engine
+//! (`stores/sql/src/filter.rs`), and the store contract checks them against
+//! this rule filter by filter. The tab's address and the stats API write
+//! filters in [`Filter::parse_pair`]'s words.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::request::bot_class::BotClass;
+use crate::request::source::{Source, SourceGroup};
+use crate::sums::report::MergedVisitor;
+use crate::verdict::rule::VisitorKind;
+
+/// The most conditions a filter holds.
+pub const MAX_CONDITIONS: usize = 10;
+/// The most values one condition holds.
+pub const MAX_VALUES: usize = 20;
+/// The longest value, in bytes (a path is kept to 512).
+pub const MAX_VALUE_BYTES: usize = 512;
+
+/// What a condition looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dimension {
+    /// A path the visitor-day requested.
+    Page,
+    /// The path of its first page load.
+    EntryPage,
+    /// The path of its last page load.
+    ExitPage,
+    /// A source of its page loads: a group's word (`linkedin`, `github`,
+    /// `search`, `other-site`, `tagged`, `typed`), a referrer's host or a
+    /// tag (`tag:resume`).
+    Source,
+    /// Its campaign's `utm_source`.
+    UtmSource,
+    /// Its campaign's `utm_medium`.
+    UtmMedium,
+    /// Its campaign's `utm_campaign`.
+    UtmCampaign,
+    /// The two-letter code of its country.
+    Country,
+    /// `person`, `bot` or `self-read`.
+    Kind,
+    /// One of its bot classes (`ai-crawler`).
+    BotClass,
+    /// A store that saw it.
+    Store,
+}
+
+impl Dimension {
+    /// Every dimension, in the order filters are shown.
+    pub const ALL: [Self; 11] = [
+        Self::Page,
+        Self::EntryPage,
+        Self::ExitPage,
+        Self::Source,
+        Self::UtmSource,
+        Self::UtmMedium,
+        Self::UtmCampaign,
+        Self::Country,
+        Self::Kind,
+        Self::BotClass,
+        Self::Store,
+    ];
+
+    /// Its word in an address (`entry_page`).
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Page => "page",
+            Self::EntryPage => "entry_page",
+            Self::ExitPage => "exit_page",
+            Self::Source => "source",
+            Self::UtmSource => "utm_source",
+            Self::UtmMedium => "utm_medium",
+            Self::UtmCampaign => "utm_campaign",
+            Self::Country => "country",
+            Self::Kind => "kind",
+            Self::BotClass => "bot_class",
+            Self::Store => "store",
+        }
+    }
+
+    /// Its name on the tab (`entry page`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Page => "page",
+            Self::EntryPage => "entry page",
+            Self::ExitPage => "exit page",
+            Self::Source => "source",
+            Self::UtmSource => "campaign source",
+            Self::UtmMedium => "campaign medium",
+            Self::UtmCampaign => "campaign",
+            Self::Country => "country",
+            Self::Kind => "kind",
+            Self::BotClass => "bot class",
+            Self::Store => "store",
+        }
+    }
+
+    /// The dimension a word names.
+    pub fn of_word(word: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|dimension| dimension.word() == word)
+    }
+}
+
+/// How a condition compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// Equal to one of the values.
+    Is,
+    /// Equal to none of them.
+    IsNot,
+    /// Holds one of them.
+    Contains,
+    /// Holds none of them.
+    ContainsNot,
+}
+
+impl Op {
+    /// Its mark in an address, before the values (`is`: none).
+    pub fn mark(self) -> &'static str {
+        match self {
+            Self::Is => "",
+            Self::IsNot => "!",
+            Self::Contains => "~",
+            Self::ContainsNot => "!~",
+        }
+    }
+
+    /// Its words on the tab.
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Is => "is",
+            Self::IsNot => "is not",
+            Self::Contains => "contains",
+            Self::ContainsNot => "does not contain",
+        }
+    }
+
+    /// Whether it asks that no value match.
+    pub fn negated(self) -> bool {
+        matches!(self, Self::IsNot | Self::ContainsNot)
+    }
+
+    /// Whether a value matches a held text.
+    fn compares(self, held: &str, value: &str) -> bool {
+        match self {
+            Self::Is | Self::IsNot => held == value,
+            Self::Contains | Self::ContainsNot => held.contains(value),
+        }
+    }
+}
+
+/// One condition: a dimension compared with values.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Condition {
+    /// What it looks at.
+    pub dimension: Dimension,
+    /// How it compares.
+    pub op: Op,
+    /// Any of these (at least one).
+    pub values: Vec<String>,
+}
+
+/// Why a filter was refused, naming the part that is wrong (never echoing
+/// more of the value than its dimension).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FilterError {
+    /// Not a dimension's word.
+    Dimension(String),
+    /// A condition without a value, or a value too long.
+    Value(Dimension),
+    /// More conditions or values than allowed.
+    TooMany,
+}
+
+impl fmt::Display for FilterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Dimension(word) => {
+                let known: Vec<&str> = Dimension::ALL.iter().map(|d| d.word()).collect();
+                let shown: String = word.chars().take(32).collect();
+                write!(
+                    f,
+                    "no dimension is called {shown:?}; known: {}",
+                    known.join(", ")
+                )
+            }
+            Self::Value(dimension) => write!(
+                f,
+                "{}: each value is 1 to {MAX_VALUE_BYTES} bytes",
+                dimension.word()
+            ),
+            Self::TooMany => write!(
+                f,
+                "at most {MAX_CONDITIONS} conditions of at most {MAX_VALUES} values each"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FilterError {}
+
+/// Conditions that must all hold; none: every visitor-day.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Filter {
+    /// The conditions, in the order given.
+    pub conditions: Vec<Condition>,
+}
+
+impl Filter {
+    /// No condition: every visitor-day.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// Whether it has no condition.
+    pub fn is_empty(&self) -> bool {
+        self.conditions.is_empty()
+    }
+
+    /// Adds a condition, within the bounds.
+    pub fn with(mut self, condition: Condition) -> Result<Self, FilterError> {
+        if condition.values.is_empty()
+            || condition
+                .values
+                .iter()
+                .any(|value| value.is_empty() || value.len() > MAX_VALUE_BYTES)
+        {
+            return Err(FilterError::Value(condition.dimension));
+        }
+        if self.conditions.len() >= MAX_CONDITIONS || condition.values.len() > MAX_VALUES {
+            return Err(FilterError::TooMany);
+        }
+        self.conditions.push(condition);
+        Ok(self)
+    }
+
+    /// A condition as an address writes it: `page=/about`, `source=!github`,
+    /// `page=~/blog`, `country=FR|DE` (`|` between values; `!` is not, `~`
+    /// contains, `!~` does not contain).
+    pub fn parse_pair(name: &str, value: &str) -> Result<Condition, FilterError> {
+        let dimension =
+            Dimension::of_word(name).ok_or_else(|| FilterError::Dimension(name.to_owned()))?;
+        let (op, rest) = if let Some(rest) = value.strip_prefix("!~") {
+            (Op::ContainsNot, rest)
+        } else if let Some(rest) = value.strip_prefix('!') {
+            (Op::IsNot, rest)
+        } else if let Some(rest) = value.strip_prefix('~') {
+            (Op::Contains, rest)
+        } else {
+            (Op::Is, value)
+        };
+        Ok(Condition {
+            dimension,
+            op,
+            values: rest.split('|').map(str::to_owned).collect(),
+        })
+    }
+
+    /// Its conditions as an address's pairs, in [`parse_pair`](Self::parse_pair)'s words.
+    pub fn pairs(&self) -> Vec<(&'static str, String)> {
+        self.conditions
+            .iter()
+            .map(|condition| {
+                (
+                    condition.dimension.word(),
+                    format!("{}{}", condition.op.mark(), condition.values.join("|")),
+                )
+            })
+            .collect()
+    }
+
+    /// Whether a visitor-day (merged across stores) passes every condition.
+    pub fn matches(&self, visitor: &MergedVisitor) -> bool {
+        self.conditions
+            .iter()
+            .all(|condition| condition_holds(condition, visitor))
+    }
+}
+
+/// Whether `condition` holds for `visitor`: some held text matches some
+/// value (for `is not` and `does not contain`: none does).
+fn condition_holds(condition: &Condition, visitor: &MergedVisitor) -> bool {
+    let campaign = visitor.pages.campaign.as_ref().map(|at| &at.campaign);
+    let found = match condition.dimension {
+        Dimension::Page => any_matches(condition, visitor.paths.keys().map(String::as_str)),
+        Dimension::EntryPage => any_matches(
+            condition,
+            visitor.pages.entry.iter().map(|p| p.path.as_str()),
+        ),
+        Dimension::ExitPage => any_matches(
+            condition,
+            visitor.pages.exit.iter().map(|p| p.path.as_str()),
+        ),
+        Dimension::Source => {
+            let texts: Vec<String> = visitor.sources.keys().map(Source::to_string).collect();
+            let mut held: Vec<&str> = texts.iter().map(String::as_str).collect();
+            for group in source_groups(visitor.sources.keys()) {
+                held.push(group_word(group));
+            }
+            any_matches(condition, held)
+        }
+        Dimension::UtmSource => any_matches(condition, campaign.and_then(|c| c.source.as_deref())),
+        Dimension::UtmMedium => any_matches(condition, campaign.and_then(|c| c.medium.as_deref())),
+        Dimension::UtmCampaign => any_matches(condition, campaign.and_then(|c| c.name.as_deref())),
+        Dimension::Country => any_matches(condition, visitor.country.as_ref().map(|c| c.as_str())),
+        Dimension::Kind => any_matches(condition, Some(kind_word(visitor.kind()))),
+        Dimension::BotClass => {
+            any_matches(condition, visitor.classes().iter().map(BotClass::as_str))
+        }
+        Dimension::Store => any_matches(condition, visitor.stores.iter().map(|s| s.as_str())),
+    };
+    found != condition.op.negated()
+}
+
+/// Whether some held text matches some value of `condition`.
+fn any_matches<'a>(condition: &Condition, held: impl IntoIterator<Item = &'a str>) -> bool {
+    held.into_iter().any(|text| {
+        condition
+            .values
+            .iter()
+            .any(|value| condition.op.compares(text, value))
+    })
+}
+
+/// The groups a visitor-day's sources put it in (`typed` when it has none),
+/// as the Sources card counts them.
+pub fn source_groups<'a>(sources: impl IntoIterator<Item = &'a Source>) -> Vec<SourceGroup> {
+    let mut groups: Vec<SourceGroup> = sources
+        .into_iter()
+        .map(|source| SourceGroup::of(Some(source)))
+        .collect();
+    if groups.is_empty() {
+        groups.push(SourceGroup::Typed);
+    }
+    groups.sort();
+    groups.dedup();
+    groups
+}
+
+/// A source group's word in a filter.
+pub fn group_word(group: SourceGroup) -> &'static str {
+    match group {
+        SourceGroup::LinkedIn => "linkedin",
+        SourceGroup::GitHub => "github",
+        SourceGroup::Search => "search",
+        SourceGroup::OtherSite => "other-site",
+        SourceGroup::Tagged => "tagged",
+        SourceGroup::Typed => "typed",
+    }
+}
+
+/// A visitor-day kind's word in a filter.
+pub fn kind_word(kind: VisitorKind) -> &'static str {
+    match kind {
+        VisitorKind::Person => "person",
+        VisitorKind::Bot => "bot",
+        VisitorKind::SelfRead => "self-read",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use chrono::{DateTime, NaiveDate, TimeDelta};
+
+    use super::*;
+    use crate::port::page_loads::PageLoads;
+    use crate::request::evidence::Evidence;
+    use crate::request::hit::StoreName;
+    use crate::visitor::country::Country;
+    use crate::visitor::token::VisitorToken;
+
+    fn visitor(paths: &[&str], sources: &[&str]) -> MergedVisitor {
+        let at = |minute| DateTime::UNIX_EPOCH + TimeDelta::minutes(minute);
+        MergedVisitor {
+            day: NaiveDate::from_ymd_opt(2026, 12, 1).expect("a day"),
+            visitor: VisitorToken::parse(&"a".repeat(32)).expect("a token"),
+            stores: BTreeSet::from([StoreName::parse("sqlite").expect("a name")]),
+            requests: paths.len() as u64,
+            bots: 0,
+            self_reads: 0,
+            evidence: Evidence::FILES,
+            bot_classes: Default::default(),
+            paths: paths.iter().map(|p| ((*p).to_owned(), 1)).collect(),
+            sources: sources
+                .iter()
+                .map(|s| (Source::try_from((*s).to_owned()).expect("a source"), 1))
+                .collect::<BTreeMap<_, _>>(),
+            country: Country::parse("FR"),
+            pages: PageLoads::of(
+                paths
+                    .iter()
+                    .enumerate()
+                    .map(|(n, path)| (at(n as i64), *path, None)),
+            ),
+        }
+    }
+
+    fn filter(pairs: &[(&str, &str)]) -> Filter {
+        pairs.iter().fold(Filter::none(), |filter, (name, value)| {
+            filter
+                .with(Filter::parse_pair(name, value).expect("a condition"))
+                .expect("within bounds")
+        })
+    }
+
+    #[test]
+    fn conditions_combine_and_each_compares_its_own_way() {
+        let reader = visitor(&["/", "/resume"], &["www.linkedin.com"]);
+        let passes = |pairs: &[(&str, &str)]| filter(pairs).matches(&reader);
+        assert!(passes(&[]), "no condition: everyone");
+        assert!(passes(&[("source", "linkedin"), ("page", "/resume")]));
+        assert!(!passes(&[("source", "linkedin"), ("page", "/about")]));
+        assert!(passes(&[("source", "www.linkedin.com")]), "a host");
+        assert!(passes(&[("page", "/about|/resume")]), "any of the values");
+        assert!(passes(&[("page", "!/about")]));
+        assert!(
+            !passes(&[("page", "!/resume")]),
+            "none of its paths may be it"
+        );
+        assert!(passes(&[("page", "~sum")]) && !passes(&[("page", "!~sum")]));
+        assert!(passes(&[("entry_page", "/")]) && passes(&[("exit_page", "/resume")]));
+        assert!(!passes(&[("entry_page", "/resume")]));
+        assert!(passes(&[("country", "FR")]) && !passes(&[("country", "DE")]));
+        assert!(passes(&[("kind", "person")]) && !passes(&[("kind", "bot")]));
+        assert!(passes(&[("store", "sqlite")]));
+        assert!(!passes(&[("utm_campaign", "spring")]), "no campaign");
+        assert!(passes(&[("utm_campaign", "!spring")]));
+        let typed = visitor(&["/"], &[]);
+        assert!(filter(&[("source", "typed")]).matches(&typed));
+        assert!(!filter(&[("source", "typed")]).matches(&reader));
+    }
+
+    #[test]
+    fn an_address_round_trips_and_bad_words_are_named() {
+        let written = filter(&[("page", "~/blog"), ("source", "!github|search")]);
+        let pairs = written.pairs();
+        assert_eq!(pairs[1], ("source", "!github|search".to_owned()));
+        let again = pairs.iter().fold(Filter::none(), |f, (n, v)| {
+            f.with(Filter::parse_pair(n, v).expect("parses"))
+                .expect("fits")
+        });
+        assert_eq!(again, written);
+        let error = Filter::parse_pair("referer", "x").expect_err("unknown");
+        assert!(
+            error.to_string().contains("\"referer\"") && error.to_string().contains("entry_page")
+        );
+        let empty = Filter::parse_pair("page", "").expect("parses");
+        assert_eq!(
+            Filter::none().with(empty),
+            Err(FilterError::Value(Dimension::Page))
+        );
+        let many = (0..=MAX_CONDITIONS).try_fold(Filter::none(), |f, _| {
+            f.with(Filter::parse_pair("page", "/").expect("parses"))
+        });
+        assert_eq!(many, Err(FilterError::TooMany));
+    }
+}
