@@ -154,7 +154,14 @@ async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
         let fresh = admin_of(&store);
         let before = units(&store);
         let began = Instant::now();
-        let overview = overview::overview(&fresh, Span::Last(range), Utc::now(), true).await;
+        let overview = overview::overview(
+            &fresh,
+            Span::Last(range),
+            Utc::now(),
+            true,
+            &activity::filter::Filter::none(),
+        )
+        .await;
         assert_eq!(overview.days.len(), usize::from(range));
         eprintln!(
             "  all cards, {range} days, cold (no summary kept): {:.1?}{}",
@@ -170,8 +177,14 @@ async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
                 live_write(&store).await;
                 let restarted = admin_of(&store);
                 let began = Instant::now();
-                let overview =
-                    overview::overview(&restarted, Span::Last(range), Utc::now(), true).await;
+                let overview = overview::overview(
+                    &restarted,
+                    Span::Last(range),
+                    Utc::now(),
+                    true,
+                    &activity::filter::Filter::none(),
+                )
+                .await;
                 let elapsed = began.elapsed();
                 assert_eq!(overview.days.len(), usize::from(range));
                 // A real restart happens once: let this start's refresh of
@@ -186,7 +199,14 @@ async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
         time(&format!("all cards, {range} days, live"), || async {
             live_write(&store).await;
             let began = Instant::now();
-            let overview = overview::overview(&admin, Span::Last(range), Utc::now(), true).await;
+            let overview = overview::overview(
+                &admin,
+                Span::Last(range),
+                Utc::now(),
+                true,
+                &activity::filter::Filter::none(),
+            )
+            .await;
             let elapsed = began.elapsed();
             assert_eq!(overview.days.len(), usize::from(range));
             elapsed
@@ -197,7 +217,14 @@ async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
             live_write(&store).await;
             let before = units(&store);
             let began = Instant::now();
-            overview::overview(&admin, Span::Last(range), Utc::now(), true).await;
+            overview::overview(
+                &admin,
+                Span::Last(range),
+                Utc::now(),
+                true,
+                &activity::filter::Filter::none(),
+            )
+            .await;
             eprintln!(
                 "  all cards, {range} days, one live read: {:.1?}{}",
                 began.elapsed(),

@@ -186,6 +186,9 @@ pub struct SourceRow {
     pub label: String,
     /// Whether this row is a tag inside the "tagged" group.
     pub tag: bool,
+    /// The source filter's value for it (`linkedin`, `tag:resume`).
+    #[serde(default)]
+    pub filter: String,
     /// People visitor-days whose page loads came from it (one that came
     /// from two places counts under each).
     pub visitor_days: u64,
@@ -394,6 +397,9 @@ pub enum AdminError {
     /// The days asked for are not a span the tab shows (in its words).
     #[error("{0}")]
     Span(String),
+    /// The filter asked for cannot be read (in its words).
+    #[error("the filter cannot be read: {0}")]
+    Filter(String),
     /// The call itself failed (the network, an argument, the server).
     #[error("{0}")]
     Call(leptos::server_fn::error::ServerFnErrorErr),

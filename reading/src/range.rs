@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use activity::StoreName;
+use activity::filter::Filter;
 use activity::report::{self, FunnelCount, KindCounts, PathTotal};
 use activity::rows::{Availability, Cost};
 use activity::store::StoreError;
@@ -16,6 +17,7 @@ use crate::Reading;
 use crate::cache::Summaries;
 use crate::deadline::within;
 use crate::marks::Marks;
+use crate::merge;
 
 /// How many paths [`RangeFigures::top_paths`] lists.
 pub const TOP_PATHS: usize = 10;
@@ -80,6 +82,14 @@ impl Reading {
     /// period before. A store that cannot be read is left out of the sums
     /// and says why in its [`StoreFigures`].
     pub async fn range(&self, days: u16, last: NaiveDate) -> RangeFigures {
+        self.filtered(days, last, &Filter::none()).await
+    }
+
+    /// [`range`](Self::range) of the visitor-days `filter` lets through. With
+    /// a condition the days are summed from the stores' visitor rows each
+    /// time (no summary is kept for a filter), so only days with visitor
+    /// rows count, and the requests are those visitor-days' requests.
+    pub async fn filtered(&self, days: u16, last: NaiveDate, filter: &Filter) -> RangeFigures {
         let first = first_day(last, days);
         let previous_first = first_day(first - Days::new(1), days);
         let stores = self.stores();
@@ -93,13 +103,28 @@ impl Reading {
             Err(error) => Marks::unread(stores.len(), error),
         };
         self.last_known().fill(&mut marks, chrono::Utc::now());
-        let (summaries, all_current, summary_error) = match within(
-            "the day summaries",
-            self.cache()
-                .summaries(stores, &marks, previous_first, last, steps),
-        )
-        .await
-        {
+        let read = if filter.is_empty() {
+            within(
+                "the day summaries",
+                self.cache()
+                    .summaries(stores, &marks, previous_first, last, steps),
+            )
+            .await
+        } else {
+            within("the filtered day summaries", async {
+                let days = merge::day_summaries(stores, (previous_first, last), steps, filter)
+                    .await?
+                    .into_iter()
+                    .map(Arc::new)
+                    .collect();
+                Ok(Summaries {
+                    days,
+                    current: true,
+                })
+            })
+            .await
+        };
+        let (summaries, all_current, summary_error) = match read {
             Ok(Summaries { days, current }) => (days, current, None),
             Err(error) => (Vec::new(), false, Some(error)),
         };
@@ -143,6 +168,15 @@ impl Reading {
                 error,
             });
         }
+        let (requests, previous_requests) = if filter.is_empty() {
+            (
+                marks.requests_between(first, last),
+                marks.requests_between(previous_first, first - Days::new(1)),
+            )
+        } else {
+            let of = |days: &[Arc<DaySummary>]| days.iter().map(|day| day.requests()).sum();
+            (of(&current), of(&before))
+        };
         RangeFigures {
             first,
             last,
@@ -154,8 +188,8 @@ impl Reading {
             top_paths: report::top_of(current.iter().flat_map(|s| &s.paths), TOP_PATHS),
             sums,
             previous,
-            requests: marks.requests_between(first, last),
-            previous_requests: marks.requests_between(previous_first, first - Days::new(1)),
+            requests,
+            previous_requests,
             stores: figures,
             current: all_current,
             summary_error,

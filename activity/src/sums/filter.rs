@@ -283,6 +283,52 @@ impl Filter {
             .collect()
     }
 
+    /// The same filter and `condition` (a condition on the same dimension
+    /// and comparison is replaced: a row's link narrows, never repeats).
+    pub fn and(&self, condition: Condition) -> Self {
+        let mut conditions: Vec<Condition> = self
+            .conditions
+            .iter()
+            .filter(|kept| (kept.dimension, kept.op) != (condition.dimension, condition.op))
+            .cloned()
+            .collect();
+        conditions.push(condition);
+        conditions.truncate(MAX_CONDITIONS);
+        Self { conditions }
+    }
+
+    /// The same filter without its condition number `at`.
+    pub fn without(&self, at: usize) -> Self {
+        let mut conditions = self.conditions.clone();
+        if at < conditions.len() {
+            conditions.remove(at);
+        }
+        Self { conditions }
+    }
+
+    /// As a query string's pairs, each value percent-encoded
+    /// (`page=%2Fabout&source=!github`); nothing for no condition.
+    pub fn to_query(&self) -> String {
+        self.pairs()
+            .iter()
+            .map(|(name, value)| format!("{name}={}", encode(value)))
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
+    /// A filter from [`to_query`](Self::to_query)'s form; a pair whose name
+    /// is no dimension's is refused, as is a bad value.
+    pub fn from_query(query: &str) -> Result<Self, FilterError> {
+        query
+            .split('&')
+            .filter(|pair| !pair.is_empty())
+            .try_fold(Self::none(), |filter, pair| {
+                let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+                let value = percent_encoding::percent_decode_str(value).decode_utf8_lossy();
+                filter.with(Self::parse_pair(name, &value)?)
+            })
+    }
+
     /// Whether a visitor-day (merged across stores) passes every condition.
     pub fn matches(&self, visitor: &MergedVisitor) -> bool {
         self.conditions
@@ -349,6 +395,22 @@ pub fn source_groups<'a>(sources: impl IntoIterator<Item = &'a Source>) -> Vec<S
     groups.sort();
     groups.dedup();
     groups
+}
+
+/// A value as a link writes it: what could end the pair or be read as
+/// something else is percent-encoded; a path's slashes are kept.
+pub fn encode(value: &str) -> String {
+    use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+    const KEPT: &AsciiSet = &NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'_')
+        .remove(b'.')
+        .remove(b'~')
+        .remove(b'/')
+        .remove(b'!')
+        .remove(b'|')
+        .remove(b':');
+    utf8_percent_encode(value, KEPT).to_string()
 }
 
 /// A source group's word in a filter.
@@ -465,6 +527,21 @@ mod tests {
             Filter::none().with(empty),
             Err(FilterError::Value(Dimension::Page))
         );
+        let odd = filter(&[("page", "/a b&c=d%"), ("utm_campaign", "spring sale")]);
+        assert_eq!(
+            odd.to_query(),
+            "page=/a%20b%26c%3Dd%25&utm_campaign=spring%20sale"
+        );
+        assert_eq!(Filter::from_query(&odd.to_query()), Ok(odd));
+        assert!(Filter::from_query("nothing=1").is_err());
+        assert_eq!(Filter::from_query(""), Ok(Filter::none()));
+        let narrowed = written.and(Filter::parse_pair("page", "~/notes").expect("parses"));
+        assert_eq!(
+            narrowed.conditions.len(),
+            2,
+            "the same comparison is replaced"
+        );
+        assert_eq!(narrowed.without(0).conditions.len(), 1);
         let many = (0..=MAX_CONDITIONS).try_fold(Filter::none(), |f, _| {
             f.with(Filter::parse_pair("page", "/").expect("parses"))
         });

@@ -81,10 +81,14 @@ fn span_of(
 
 /// The aggregates for `days` days ending `last` (`None`: the last 7, 30,
 /// 90 or 365 days ending today).
+/// The overview of `days` days ending `last` (today if none), of the
+/// visitor-days `filter` lets through (`activity::filter`'s query form:
+/// `page=%2Fresume&source=linkedin`; empty: all).
 #[server(prefix = "/_whocomes", client = client::TabClient, endpoint = "overview")]
 pub async fn read_overview(
     days: u16,
     last: Option<chrono::NaiveDate>,
+    #[server(default)] filter: String,
 ) -> Result<Overview, AdminError> {
     let (admin, parts) = context()?;
     let now = chrono::Utc::now();
@@ -92,8 +96,14 @@ pub async fn read_overview(
         return Err(refuse(http::StatusCode::UNAUTHORIZED, AdminError::Private));
     }
     let span = span_of(days, last, now)?;
+    let filter = activity::filter::Filter::from_query(&filter).map_err(|error| {
+        refuse(
+            http::StatusCode::BAD_REQUEST,
+            AdminError::Filter(error.to_string()),
+        )
+    })?;
     let details = admin.signed_in(&parts.headers, now);
-    Ok(crate::server::overview::overview(&admin, span, now, details).await)
+    Ok(crate::server::overview::overview(&admin, span, now, details, &filter).await)
 }
 
 /// The visitor rows of `days` days ending `last` (as [`read_overview`]):

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use activity::bot_class::BotClass;
 use activity::country::{self, Country};
+use activity::filter::{Filter, group_word};
 use activity::report::{BotCount, SourceReport};
 use activity::rows::VisitorDay;
 use activity::source::SourceGroup;
@@ -24,13 +25,23 @@ use crate::span::Span;
 /// How many visitor rows the table shows (the export has them all).
 pub const VISITOR_ROWS: usize = 500;
 
-/// The overview of `span` (today being `now`'s day), over every store.
+/// The overview of `span` (today being `now`'s day), over every store, of
+/// the visitor-days `filter` lets through.
 /// `details`: the reader is signed in, and may see where each store is and
 /// its errors in full; anybody else reads availability in plain words that
 /// name no host, port, database, file or error.
-pub async fn overview(admin: &Admin, span: Span, now: DateTime<Utc>, details: bool) -> Overview {
+pub async fn overview(
+    admin: &Admin,
+    span: Span,
+    now: DateTime<Utc>,
+    details: bool,
+    filter: &Filter,
+) -> Overview {
     let today = now.date_naive();
-    let figures = admin.reading().range(span.days(), span.last(today)).await;
+    let figures = admin
+        .reading()
+        .filtered(span.days(), span.last(today), filter)
+        .await;
     let RangeFigures {
         days,
         sums,
@@ -171,12 +182,14 @@ fn source_rows(sources: &SourceReport) -> Vec<SourceRow> {
         rows.push(SourceRow {
             label: group.label().to_owned(),
             tag: false,
+            filter: group_word(group).to_owned(),
             visitor_days,
         });
         if group == SourceGroup::Tagged {
             rows.extend(sources.tags.iter().map(|(tag, visitor_days)| SourceRow {
                 label: tag.clone(),
                 tag: true,
+                filter: format!("tag:{tag}"),
                 visitor_days: *visitor_days,
             }));
         }

@@ -1,11 +1,14 @@
 //! The tab's view as its page's query, so that a link opens exactly that
 //! view (server-rendered) and Back and Forward move between views:
 //! `?range=90&chart=stores&sources=on&funnel=on&table=on`, or `from` and
-//! `to` for a custom range. What is the default is left out, so a plain
-//! `/admin` is the default view; parameters the tab does not know (a tag)
-//! are left out of its links. Every value it writes is digits, dashes and
-//! words, so a link needs no escaping (and reads the same on the server
-//! and in the browser).
+//! `to` for a custom range, and the filter's conditions by their
+//! dimensions' words (`&source=linkedin&page=/resume`, in
+//! `activity::filter`'s form). What is the default is left out, so a plain
+//! `/admin` is the default view; parameters the tab does not know (`ref`)
+//! are left out of its links. A filter's values are percent-encoded
+//! (`filter::encode`); the rest is digits, dashes and words.
+
+use activity::filter::{Dimension, Filter, encode};
 
 use crate::span::Span;
 
@@ -27,6 +30,8 @@ pub(crate) struct Address {
     pub sources: bool,
     pub funnel: bool,
     pub table: bool,
+    /// Which visitor-days every card counts.
+    pub filter: Filter,
 }
 
 /// A view, and what of its query could not be read (each bad parameter
@@ -71,12 +76,24 @@ impl Address {
                 ChartChoice::Kinds
             }
         };
+        let mut filter = Filter::none();
+        for dimension in Dimension::ALL {
+            let Some(value) = query(dimension.word()) else {
+                continue;
+            };
+            match Filter::parse_pair(dimension.word(), &value).and_then(|c| filter.clone().with(c))
+            {
+                Ok(narrowed) => filter = narrowed,
+                Err(error) => problems.push(format!("{error}; that condition is left out.")),
+            }
+        }
         let address = Self {
             span,
             chart,
             sources: switch(query("sources"), "sources", &mut problems),
             funnel: switch(query("funnel"), "funnel", &mut problems),
             table: switch(query("table"), "table", &mut problems),
+            filter,
         };
         Read { address, problems }
     }
@@ -104,6 +121,12 @@ impl Address {
         let pairs: Vec<String> = span
             .chain(self.switches())
             .map(|(key, value)| format!("{key}={value}"))
+            .chain(
+                self.filter
+                    .pairs()
+                    .into_iter()
+                    .map(|(key, value)| format!("{key}={}", encode(&value))),
+            )
             .collect();
         if pairs.is_empty() {
             path.to_owned()
@@ -190,11 +213,27 @@ mod tests {
             .with(|view| view.span = Span::Last(30))
             .href("/stats");
         assert_eq!(href, "/stats?table=on");
-        let tagged = Address::read(query("range=7&utm_source=mail")).address;
+        let tagged = Address::read(query("range=7&ref=mail")).address;
         assert_eq!(
             tagged.href("/admin"),
             "/admin?range=7",
             "a tag is not the tab's"
         );
+    }
+
+    #[test]
+    fn a_filter_is_part_of_the_view_and_a_bad_one_is_left_out() {
+        let read = Address::read(query("range=7&source=linkedin&page=/resume&country=!FR"));
+        assert!(read.problems.is_empty(), "{:?}", read.problems);
+        let href = read.address.href("/admin");
+        assert_eq!(
+            href,
+            "/admin?range=7&page=/resume&source=linkedin&country=!FR"
+        );
+        let again = Address::read(query(href.split_once('?').map_or("", |(_, q)| q)));
+        assert_eq!(again.address, read.address);
+        let bad = Address::read(query("page=&source=github"));
+        assert_eq!(bad.problems.len(), 1, "{:?}", bad.problems);
+        assert_eq!(bad.address.filter.conditions.len(), 1, "the good one stays");
     }
 }

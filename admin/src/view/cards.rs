@@ -5,7 +5,10 @@
 
 use leptos::prelude::*;
 
+use activity::filter::Dimension;
+
 use super::charts::ChartCard;
+use super::filters::{FilterBar, FilterLink};
 use super::toggles::{Toggles, toggle};
 use super::visits::VisitsCard;
 use crate::chart;
@@ -73,6 +76,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         <p class="range-status" aria-live="polite" data-current=current.to_string()>
             {status(span)}
         </p>
+        <FilterBar toggles />
         <ProxyTrap untrusted_forwarding=writer.untrusted_forwarding host />
         <NoPeer without_peer=writer.without_peer />
         {(!demo_stores.is_empty()).then(|| view! { <DemoNotice stores=demo_stores host /> })}
@@ -97,16 +101,16 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         <ChartCard days lines=store_lines chart_choice=toggles.chart table=toggles.table host loopback_as_people />
         <Show when=move || toggle(toggles.sources)>
             <div class="card-pair">
-                <SourcesCard rows=sources.clone() />
-                <WhereFromCard rows=countries.clone() />
+                <SourcesCard rows=sources.clone() toggles />
+                <WhereFromCard rows=countries.clone() toggles />
             </div>
         </Show>
-        <VisitsCard visits />
+        <VisitsCard visits toggles />
         <Show when=move || toggle(toggles.funnel)>
             <FunnelCard steps=funnel.clone() host />
         </Show>
-        <BotsCard rows=bots />
-        <TopPathsCard paths=top_paths />
+        <BotsCard rows=bots toggles />
+        <TopPathsCard paths=top_paths toggles />
         <StoresCard stores lines=store_lines_for_card writer />
     }
 }
@@ -186,7 +190,7 @@ fn DemoNotice(stores: Vec<String>, host: Host) -> impl IntoView {
 }
 
 #[component]
-fn SourcesCard(rows: Vec<SourceRow>) -> impl IntoView {
+fn SourcesCard(rows: Vec<SourceRow>, toggles: Toggles) -> impl IntoView {
     let rows = rows
         .into_iter()
         .map(|row| {
@@ -197,7 +201,9 @@ fn SourcesCard(rows: Vec<SourceRow>) -> impl IntoView {
             };
             view! {
                 <tr class=class>
-                    <th scope="row">{row.label}</th>
+                    <th scope="row">
+                        <FilterLink toggles dimension=Dimension::Source value=row.filter>{row.label}</FilterLink>
+                    </th>
                     <td>{row.visitor_days}</td>
                 </tr>
             }
@@ -220,7 +226,7 @@ fn SourcesCard(rows: Vec<SourceRow>) -> impl IntoView {
 
 /// People by country: where their addresses' blocks are registered.
 #[component]
-fn WhereFromCard(rows: Vec<CountryRow>) -> impl IntoView {
+fn WhereFromCard(rows: Vec<CountryRow>, toggles: Toggles) -> impl IntoView {
     let empty = rows.is_empty();
     let rows = rows
         .into_iter()
@@ -229,8 +235,15 @@ fn WhereFromCard(rows: Vec<CountryRow>) -> impl IntoView {
             view! {
                 <tr data-country=code>
                     <th scope="row">
-                        {row.code.map(|code| view! { <span class="country-code">{code}</span> " " })}
-                        {row.name}
+                        {match row.code {
+                            Some(code) => view! {
+                                <FilterLink toggles dimension=Dimension::Country value=code.clone()>
+                                    <span class="country-code">{code}</span> " " {row.name}
+                                </FilterLink>
+                            }
+                            .into_any(),
+                            None => view! { {row.name} }.into_any(),
+                        }}
                     </th>
                     <td>{row.visitor_days}</td>
                 </tr>
@@ -306,13 +319,16 @@ fn FunnelCard(steps: Vec<activity::report::FunnelCount>, host: Host) -> impl Int
 
 /// Which bots came: requests and visitor-days per class of the closed list.
 #[component]
-fn BotsCard(rows: Vec<crate::model::BotRow>) -> impl IntoView {
+fn BotsCard(rows: Vec<crate::model::BotRow>, toggles: Toggles) -> impl IntoView {
     let rows = rows
         .into_iter()
         .map(|row| {
+            let class = row.class.clone();
             view! {
                 <tr data-bot-class=row.class>
-                    <th scope="row">{row.label}</th>
+                    <th scope="row">
+                        <FilterLink toggles dimension=Dimension::BotClass value=class>{row.label}</FilterLink>
+                    </th>
                     <td>{row.requests}</td>
                     <td>{row.visitor_days}</td>
                     <td data-verified="">{row.verified}</td>
@@ -343,13 +359,17 @@ fn BotsCard(rows: Vec<crate::model::BotRow>) -> impl IntoView {
 }
 
 #[component]
-fn TopPathsCard(paths: Vec<activity::report::PathTotal>) -> impl IntoView {
+fn TopPathsCard(paths: Vec<activity::report::PathTotal>, toggles: Toggles) -> impl IntoView {
     let rows = paths
         .into_iter()
         .map(|path| {
             view! {
                 <tr>
-                    <th scope="row"><code>{path.path}</code></th>
+                    <th scope="row">
+                        <FilterLink toggles dimension=Dimension::Page value=path.path.clone()>
+                            <code>{path.path}</code>
+                        </FilterLink>
+                    </th>
                     <td>{path.requests}</td>
                     <td>{path.people}</td>
                     <td>{path.bots}</td>

@@ -72,7 +72,18 @@ fn Between(toggles: Toggles) -> impl IntoView {
     let switches = move || {
         toggles
             .read
-            .try_with(|read| read.address.switches())
+            .try_with(|read| {
+                // The switches and the filter's conditions (the form
+                // encodes their values itself).
+                let switches = read
+                    .address
+                    .switches()
+                    .into_iter()
+                    .map(|(name, value)| (name, value.to_owned()));
+                switches
+                    .chain(read.address.filter.pairs())
+                    .collect::<Vec<_>>()
+            })
             .unwrap_or_default()
             .into_iter()
             .map(|(name, value)| view! { <input type="hidden" name=name value=value /> })

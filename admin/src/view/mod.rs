@@ -9,6 +9,7 @@ mod address;
 mod cards;
 mod charts;
 mod controls;
+mod filters;
 mod page;
 mod toggles;
 mod visitors;
@@ -37,10 +38,10 @@ pub fn AdminTab() -> impl IntoView {
     let session = RwSignal::new(0u32);
     let access = Resource::new(move || session.get(), |_| read_access());
     let overview = Resource::new(
-        move || (toggle(toggles.span), session.get()),
-        |(span, _)| {
+        move || (toggle(toggles.span), toggle(toggles.filter), session.get()),
+        |(span, filter, _)| {
             let (days, last) = span.call();
-            read_overview(days, last)
+            read_overview(days, last, filter.to_query())
         },
     );
     let problems = move || toggles.read.with(|read| read.problems.clone());

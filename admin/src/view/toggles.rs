@@ -5,6 +5,8 @@
 use leptos::prelude::*;
 use leptos_router::hooks::{use_location, use_query_map};
 
+use activity::filter::Filter;
+
 use super::address::{self, Address, ChartChoice};
 use crate::span::Span;
 
@@ -20,6 +22,8 @@ pub(crate) struct Toggles {
     pub sources: Signal<bool>,
     pub funnel: Signal<bool>,
     pub table: Signal<bool>,
+    /// Which visitor-days the cards count.
+    pub filter: Signal<Filter>,
 }
 
 impl Toggles {
@@ -39,6 +43,7 @@ impl Toggles {
             sources: part(|address| address.sources),
             funnel: part(|address| address.funnel),
             table: part(|address| address.table),
+            filter: Signal::derive(move || read.with(|r| r.address.filter.clone())),
         }
     }
 

@@ -5,6 +5,10 @@
 
 use leptos::prelude::*;
 
+use activity::filter::Dimension;
+
+use super::filters::FilterLink;
+use super::toggles::Toggles;
 use crate::model::{CampaignRow, PageCount, VisitFigures, VisitTotals};
 
 /// One rate with the previous period's beside it; a dash where nothing
@@ -29,18 +33,32 @@ fn Rate(
 
 /// A list of pages with the people visitor-days on each.
 #[component]
-fn Pages(title: &'static str, kind: &'static str, pages: Vec<PageCount>) -> impl IntoView {
+fn Pages(
+    title: &'static str,
+    dimension: Dimension,
+    pages: Vec<PageCount>,
+    toggles: Toggles,
+) -> impl IntoView {
     let rows = pages
         .into_iter()
         .map(|page| {
             view! {
                 <tr>
-                    <th scope="row"><code>{page.path}</code></th>
+                    <th scope="row">
+                        <FilterLink toggles dimension value=page.path.clone()>
+                            <code>{page.path}</code>
+                        </FilterLink>
+                    </th>
                     <td>{page.visitor_days}</td>
                 </tr>
             }
         })
         .collect_view();
+    let kind = if dimension == Dimension::EntryPage {
+        "entry"
+    } else {
+        "exit"
+    };
     view! {
         <table data-pages=kind>
             <caption>{title}</caption>
@@ -52,7 +70,7 @@ fn Pages(title: &'static str, kind: &'static str, pages: Vec<PageCount>) -> impl
 
 /// People's visits over the range.
 #[component]
-pub(crate) fn VisitsCard(visits: VisitFigures) -> impl IntoView {
+pub(crate) fn VisitsCard(visits: VisitFigures, toggles: Toggles) -> impl IntoView {
     let VisitFigures {
         sums,
         previous,
@@ -86,28 +104,34 @@ pub(crate) fn VisitsCard(visits: VisitFigures) -> impl IntoView {
             } else {
                 view! {
                     <div class="card-pair">
-                        <Pages title="Entry pages" kind="entry" pages=entries />
-                        <Pages title="Exit pages" kind="exit" pages=exits />
+                        <Pages title="Entry pages" dimension=Dimension::EntryPage pages=entries toggles />
+                        <Pages title="Exit pages" dimension=Dimension::ExitPage pages=exits toggles />
                     </div>
                 }
                 .into_any()
             }}
         </section>
-        <CampaignsCard rows=campaigns />
+        <CampaignsCard rows=campaigns toggles />
     }
 }
 
 /// People by the campaign their first tagged page load's link named.
 #[component]
-fn CampaignsCard(rows: Vec<CampaignRow>) -> impl IntoView {
+fn CampaignsCard(rows: Vec<CampaignRow>, toggles: Toggles) -> impl IntoView {
     let empty = rows.is_empty();
     let label = |value: Option<String>| value.unwrap_or_else(|| "–".to_owned());
     let rows = rows
         .into_iter()
         .map(|row| {
             let campaign = row.campaign;
-            let name = label(campaign.name);
-            let key = name.clone();
+            let key = label(campaign.name.clone());
+            let name = match campaign.name {
+                Some(name) => view! {
+                    <FilterLink toggles dimension=Dimension::UtmCampaign value=name.clone()>{name}</FilterLink>
+                }
+                .into_any(),
+                None => view! { "–" }.into_any(),
+            };
             view! {
                 <tr data-campaign=key>
                     <th scope="row">{name}</th>

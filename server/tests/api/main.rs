@@ -13,6 +13,7 @@ mod edge;
 mod explain;
 mod export;
 mod faults;
+mod filters;
 mod first_run;
 mod folder;
 mod funnel;
