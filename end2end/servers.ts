@@ -10,5 +10,7 @@ export const adminPorts = { sqlite: port + 1, postgres: port + 2, cached: port +
 export const firstRunPort = port + 3;
 /** The example app that embeds whocomes (embed.spec starts it itself). */
 export const embedPort = port + 5;
+/** The demo filters.spec starts and stops itself. */
+export const filtersPort = port + 6;
 /** Whether the PostgreSQL server runs (scripts/test makes its database). */
 export const withPostgres = !!process.env.E2E_DATABASE_URL;

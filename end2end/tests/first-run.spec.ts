@@ -4,8 +4,7 @@
 // must say why there are no people and what to do. Served again with
 // --demo, the tab draws all three kinds and labels the demo store. The
 // README's screenshot (docs/admin.png) is taken here, over the demo.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,40 +12,12 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 
 import { drawnAtCardWidth, hydrated, legendClearOfPlot } from '../pages';
+import { serveOn, stop } from '../serve';
 import { firstRunPort } from '../servers';
 import { settled } from '../settled';
 
-const binary = process.env.WHOCOMES_BIN ?? '../target/debug/whocomes';
-const siteRoot = process.env.WHOCOMES_SITE_ROOT ?? '../target/site';
 const base = `http://127.0.0.1:${firstRunPort}`;
-
-/** Starts the real binary on the first-run port and waits until it serves. */
-async function serve(dataDir: string, extra: string[]): Promise<ChildProcess> {
-  const child = spawn(
-    binary,
-    ['serve', '--addr', `127.0.0.1:${firstRunPort}`, '--site-root', siteRoot, '--data-dir', dataDir, '--flush-ms', '100', ...extra],
-    { env: { ...process.env, WHOCOMES_LOG: 'warn' }, stdio: ['ignore', 'inherit', 'inherit'] },
-  );
-  // A cold debug build compresses the site's files at start: allow two minutes.
-  for (let attempt = 0; attempt < 1_200; attempt++) {
-    if (child.exitCode !== null) throw new Error(`whocomes exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/about`)).ok) return child;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill('SIGTERM');
-  throw new Error('whocomes did not start serving within 120 s');
-}
-
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
-}
+const serve = (dataDir: string, extra: string[]) => serveOn(firstRunPort, dataDir, extra);
 
 /** A headline figure's value. */
 async function figure(page: Page, label: string): Promise<number> {
