@@ -8,7 +8,8 @@
 //! time; a read waits for that at most `FRESH_WAIT`), after a restart (a
 //! fresh Admin over the store that keeps the cold read's summaries, with
 //! 100 new hits today), one sum of today
-//! alone (how far behind a live read's today can be), and the visitor table; 20 times each (BENCH_RUNS) after 2
+//! alone (how far behind a live read's today can be), every card under a
+//! filter (a source; a page), and the visitor table; 20 times each (BENCH_RUNS) after 2
 //! warm-ups, median and 95th percentile printed. SQLite always; PostgreSQL
 //! when TEST_DATABASE_URL names a server (a fresh database is made on it);
 //! Cosmos DB on the SDK's in-memory emulator, in this process, with
@@ -26,6 +27,10 @@ use activity::store::{ActivityStore, Retention};
 use chrono::{Days, Utc};
 use whocomes_admin::server::{Admin, AdminConfig, overview};
 use whocomes_admin::span::Span;
+
+/// The filters a filtered read is timed under: a source group (a join to
+/// the visitor-days' sources) and a page (a join to their paths).
+const BENCH_FILTERS: [&str; 2] = ["source=linkedin", "page=/about"];
 
 /// The allocator the server uses.
 #[global_allocator]
@@ -212,6 +217,25 @@ async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
             elapsed
         })
         .await;
+        // Filtered: every card under one condition, summed from the visitor
+        // rows each time (no summary is kept for a filter); the unfiltered
+        // live read above is its baseline, in the same run.
+        for filter in BENCH_FILTERS {
+            let filter = activity::filter::Filter::from_query(filter).expect("a filter");
+            time(
+                &format!("all cards, {range} days, filtered {}", filter.to_query()),
+                || async {
+                    let began = Instant::now();
+                    let overview =
+                        overview::overview(&admin, Span::Last(range), Utc::now(), true, &filter)
+                            .await;
+                    let elapsed = began.elapsed();
+                    assert_eq!(overview.days.len(), usize::from(range));
+                    elapsed
+                },
+            )
+            .await;
+        }
         if store.cost().units.is_some() {
             // What one live read is billed (its 100 new hits' write apart).
             live_write(&store).await;

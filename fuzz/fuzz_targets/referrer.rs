@@ -1,10 +1,11 @@
-//! Referrers and tags: never a panic; a source is a host or a short tag,
-//! never a path or a query.
+//! Referrers, tags and campaigns: never a panic; a source is a host or a
+//! short tag, never a path or a query; a campaign keeps only labels.
 #![no_main]
 
 use std::sync::LazyLock;
 
 use activity::Rules;
+use activity::campaign::{Campaign, MAX_LABEL_CHARS};
 use activity::source::{Source, source_of};
 use libfuzzer_sys::fuzz_target;
 
@@ -17,6 +18,12 @@ fuzz_target!(|data: &[u8]| {
         Some(at) => (&data[..at], &data[at + 1..]),
         None => (data, &data[..0]),
     };
+    if let Some(campaign) = Campaign::of(query) {
+        assert!(campaign.is_clean(), "labels only: {campaign:?}");
+        for label in [&campaign.source, &campaign.medium, &campaign.name].into_iter().flatten() {
+            assert!(label.chars().count() <= MAX_LABEL_CHARS && !label.contains(['@', '&', '=', '/']));
+        }
+    }
     let Ok(referer) = std::str::from_utf8(referer) else {
         return;
     };
