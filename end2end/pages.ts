@@ -1,4 +1,5 @@
 // What more than one spec waits for on a page.
+import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
 
 /** Waits until the app has hydrated (the app marks `#app` once it runs). */
@@ -44,4 +45,12 @@ export async function legendClearOfPlot(page: Page, context: string) {
       entry.right <= plot.left || entry.left >= plot.right || entry.bottom <= plot.top || entry.top >= plot.bottom;
     expect(apart, `${context}: a legend entry (${JSON.stringify(entry)}) over the plot (${JSON.stringify(plot)})`).toBe(true);
   }
+}
+
+/** axe's violations on the page as it is, one line each (rule: where). */
+export async function violations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations.flatMap((violation) =>
+    violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')} — ${node.failureSummary ?? ''}`),
+  );
 }

@@ -2,19 +2,10 @@
 // default, best practices included): no violations on the public pages, on
 // /admin signed out, and signed in with every toggle on; every control of
 // the tab reachable by the keyboard, with a focus that can be seen.
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 
-import { hydrated } from '../pages';
+import { hydrated, violations } from '../pages';
 import { adminPassword, adminPorts } from '../servers';
-
-/** axe's violations on the page as it is, one line each (rule: where). */
-async function violations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations.flatMap((violation) =>
-    violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')} — ${node.failureSummary ?? ''}`),
-  );
-}
 
 for (const scheme of ['light', 'dark'] as const) {
   for (const path of ['/', '/about', '/inventory', '/resume', '/admin']) {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import { expect, test, type Page } from '@playwright/test';
 
-import { hydrated } from '../pages';
+import { hydrated, violations } from '../pages';
 import { serveOn, stop } from '../serve';
 import { filtersPort } from '../servers';
 
@@ -86,6 +86,13 @@ test('a click on a source, then on a path, narrows every card; reload keeps it, 
   await hydrated(page);
   await expect(page.locator('.filter-bar li')).toHaveCount(2);
   expect(await figure(page, 'People')).toBe(readers);
+
+  // The bar and the narrowed cards, light and dark: axe finds nothing.
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    expect(await violations(page), scheme).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
 
   // Back removes the last.
   await page.goBack();
