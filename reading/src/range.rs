@@ -85,6 +85,22 @@ impl Reading {
         self.filtered(days, last, &Filter::none()).await
     }
 
+    /// Sums every day of the `days` days ending `last` (and of the period
+    /// before) that no kept summary holds, without the tab's deadline: a
+    /// big store's first sum can take longer than a reader waits, and one
+    /// given up at the deadline would be given up at every start. What it
+    /// sums is kept, so the tab's reads after it only sum what changed.
+    pub async fn warm(&self, days: u16, last: NaiveDate) -> Result<(), StoreError> {
+        let previous_first = first_day(first_day(last, days) - Days::new(1), days);
+        let stores = self.stores();
+        let mut marks = Marks::read(stores, previous_first).await;
+        self.last_known().fill(&mut marks, chrono::Utc::now());
+        self.cache()
+            .summaries(stores, &marks, previous_first, last, self.steps())
+            .await
+            .map(|_| ())
+    }
+
     /// [`range`](Self::range) of the visitor-days `filter` lets through. With
     /// a condition the days are summed from the stores' visitor rows each
     /// time (no summary is kept for a filter), so only days with visitor

@@ -122,3 +122,34 @@ async fn a_store_that_never_answers_holds_the_tab_for_a_bounded_time() {
     assert!(started.elapsed() <= deadline, "the visitor table too");
     assert_eq!(rows.len(), 10, "the other store's rows are there");
 }
+
+/// A store whose first sum takes longer than a reader waits: the tab's
+/// read gives up at the deadline, the start's warm-up does not, and the
+/// reads after it answer from what it kept.
+#[tokio::test]
+async fn a_first_sum_longer_than_the_deadline_is_finished_by_the_warm_up() {
+    let store = memory("big");
+    let today = Utc::now().date_naive();
+    let yesterday = today - Days::new(1);
+    store
+        .record(&day(&store, yesterday, 40))
+        .await
+        .expect("kept");
+    store.set_summary_delay(
+        whocomes_reading::deadline::READ_DEADLINE + std::time::Duration::from_secs(1),
+    );
+    let reading = reading(vec![store.clone() as Arc<dyn ActivityStore>]);
+    reading
+        .warm(7, today)
+        .await
+        .expect("the warm-up sums every day");
+    let began = std::time::Instant::now();
+    let view = reading.range(7, today).await;
+    assert!(
+        began.elapsed() < whocomes_reading::deadline::READ_DEADLINE / 2,
+        "answered from the kept summaries in {:?}",
+        began.elapsed()
+    );
+    assert!(view.summary_error.is_none(), "{:?}", view.summary_error);
+    assert!(view.sums.kinds.total() > 0, "yesterday is counted");
+}

@@ -296,10 +296,14 @@ impl Admin {
 
     /// Sums every day the longest range shows, so that the first view after
     /// a start does not wait for it: with 90 days of a busy site that takes
-    /// seconds, so run it in a background task.
+    /// seconds, so run it in a background task. It is not held to the
+    /// tab's read deadline (`Reading::warm`): a first sum that takes longer
+    /// than a reader waits is finished here and kept.
     pub async fn warm_up(&self) {
         let longest = crate::model::RANGES.iter().copied().max().unwrap_or(365);
-        self.0.reading.range(longest, Utc::now().date_naive()).await;
+        if let Err(error) = self.0.reading.warm(longest, Utc::now().date_naive()).await {
+            tracing::warn!(%error, "the day summaries could not be made at start; the tab sums them when read");
+        }
     }
 
     /// The funnel's steps.
