@@ -32,6 +32,18 @@ use whocomes_admin::span::Span;
 /// the visitor-days' sources) and a page (a join to their paths).
 const BENCH_FILTERS: [&str; 2] = ["source=linkedin", "page=/about"];
 
+/// Every card of the last `range` days, unfiltered, signed in.
+async fn all_cards(admin: &Admin, range: u16) -> whocomes_admin::model::Overview {
+    overview::overview(
+        admin,
+        Span::Last(range),
+        Utc::now(),
+        true,
+        &activity::filter::Filter::none(),
+    )
+    .await
+}
+
 /// The allocator the server uses.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -159,14 +171,7 @@ async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
         let fresh = admin_of(&store);
         let before = units(&store);
         let began = Instant::now();
-        let overview = overview::overview(
-            &fresh,
-            Span::Last(range),
-            Utc::now(),
-            true,
-            &activity::filter::Filter::none(),
-        )
-        .await;
+        let overview = all_cards(&fresh, range).await;
         assert_eq!(overview.days.len(), usize::from(range));
         eprintln!(
             "  all cards, {range} days, cold (no summary kept): {:.1?}{}",
@@ -182,14 +187,7 @@ async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
                 live_write(&store).await;
                 let restarted = admin_of(&store);
                 let began = Instant::now();
-                let overview = overview::overview(
-                    &restarted,
-                    Span::Last(range),
-                    Utc::now(),
-                    true,
-                    &activity::filter::Filter::none(),
-                )
-                .await;
+                let overview = all_cards(&restarted, range).await;
                 let elapsed = began.elapsed();
                 assert_eq!(overview.days.len(), usize::from(range));
                 // A real restart happens once: let this start's refresh of
@@ -213,14 +211,7 @@ async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
         time(&format!("all cards, {range} days, live"), || async {
             live_write(&store).await;
             let began = Instant::now();
-            let overview = overview::overview(
-                &admin,
-                Span::Last(range),
-                Utc::now(),
-                true,
-                &activity::filter::Filter::none(),
-            )
-            .await;
+            let overview = all_cards(&admin, range).await;
             let elapsed = began.elapsed();
             assert_eq!(overview.days.len(), usize::from(range));
             elapsed
@@ -250,14 +241,7 @@ async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
             live_write(&store).await;
             let before = units(&store);
             let began = Instant::now();
-            overview::overview(
-                &admin,
-                Span::Last(range),
-                Utc::now(),
-                true,
-                &activity::filter::Filter::none(),
-            )
-            .await;
+            all_cards(&admin, range).await;
             eprintln!(
                 "  all cards, {range} days, one live read: {:.1?}{}",
                 began.elapsed(),

@@ -232,15 +232,22 @@ async fn hour_paths<E: Engine>(
         midnight(last + Days::new(1)),
     );
     for row in between::<E>(pool, query).await? {
-        sums.day(E::day(&row, "day")?).paths.push(PathTotal {
-            path: E::text(&row, "path")?,
-            requests: count(E::int(&row, "requests")?),
-            people: count(E::int(&row, "people")?),
-            bots: count(E::int(&row, "bots")?),
-            self_reads: count(E::int(&row, "self_reads")?),
-        });
+        sums.day(E::day(&row, "day")?)
+            .paths
+            .push(path_total::<E>(&row)?);
     }
     Ok(())
+}
+
+/// A row of a day's path and its requests by kind.
+fn path_total<E: Engine>(row: &Row<E>) -> Result<PathTotal, StoreError> {
+    Ok(PathTotal {
+        path: E::text(row, "path")?,
+        requests: count(E::int(row, "requests")?),
+        people: count(E::int(row, "people")?),
+        bots: count(E::int(row, "bots")?),
+        self_reads: count(E::int(row, "self_reads")?),
+    })
 }
 
 /// Under a filter: the paths of the visitor-days it lets through, each
@@ -264,13 +271,9 @@ async fn visitor_paths<E: Engine>(
         of_kind(kind_sql::self_reads("v."))
     );
     for row in between::<E>(pool, scope.query::<E>(&sql)).await? {
-        sums.day(E::day(&row, "day")?).paths.push(PathTotal {
-            path: E::text(&row, "path")?,
-            requests: count(E::int(&row, "requests")?),
-            people: count(E::int(&row, "people")?),
-            bots: count(E::int(&row, "bots")?),
-            self_reads: count(E::int(&row, "self_reads")?),
-        });
+        sums.day(E::day(&row, "day")?)
+            .paths
+            .push(path_total::<E>(&row)?);
     }
     Ok(())
 }
