@@ -12,6 +12,8 @@ CARGO_LEPTOS_VERSION="0.3.10"
 # cargo-semver-checks (scripts/semver): 0.51.0 reads rustc 1.95's rustdoc JSON.
 SEMVER_CHECKS_VERSION="0.51.0"
 E2E_DIR="$ROOT/end2end"
+# The stats API test's third-party Plausible client (scripts/bootstrap).
+PLAUSIBLE_MCP_VERSION="0.1.2"
 
 # The wasm-bindgen CLI must equal the library version in Cargo.lock exactly.
 wasm_bindgen_version() {

@@ -27,6 +27,7 @@ pub mod deadline;
 pub mod export;
 mod marks;
 mod merge;
+pub mod query;
 mod range;
 
 use std::io::Write;

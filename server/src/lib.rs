@@ -28,7 +28,7 @@ mod commands;
 mod config;
 mod serving;
 
-pub use commands::{demo, explain, export, import, import_keys};
+pub use commands::{api_key, demo, explain, export, import, import_keys};
 pub use config::{admin_args, cli, connection_args, counting, storage, telemetry, to_builder};
 pub use serving::{body_limit, headers, precompress, revalidate, routes, startup};
 

@@ -99,6 +99,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
             )?;
             Ok(())
         }
+        Command::ApiKey(args) => server::api_key::run(&args, std::io::stdout().lock()),
         Command::Export(args) => {
             let rows = server::export::export(&args, std::io::stdout().lock()).await?;
             eprintln!("whocomes export: {rows} rows");

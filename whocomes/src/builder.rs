@@ -56,6 +56,8 @@ pub struct Builder {
     pub(crate) host: Host,
     pub(crate) limits: ConnectionLimits,
     pub(crate) metrics_addr: Option<SocketAddr>,
+    pub(crate) api_keys: Vec<(String, String, Vec<String>)>,
+    pub(crate) api_per_hour: u32,
 }
 
 impl std::fmt::Debug for Builder {
@@ -78,6 +80,8 @@ impl Default for Builder {
             read_stores: Vec::new(),
             demo_store: None,
             key: None,
+            api_keys: Vec::new(),
+            api_per_hour: admin::server::stats_api::keys::PER_HOUR,
             key_file: None,
             key_scheme: KeyScheme::Day,
             proxies: Vec::new(),
@@ -293,6 +297,30 @@ impl Builder {
     /// listened on is said in the log, and the app serves on.
     pub fn metrics_addr(mut self, addr: SocketAddr) -> Self {
         self.metrics_addr = Some(addr);
+        self
+    }
+
+    /// A key the stats API takes (`Authorization: Bearer KEY` at
+    /// `{tab}/api/v1/stats/…` and `{tab}/api/v2/query`), named `name`,
+    /// reading `stores` (none: every store). `key` is one `whocomes
+    /// api-key create` would make (`wck_` and 43 characters); only its hash
+    /// is kept. Keys made by `whocomes api-key create` in the data folder
+    /// are taken too, without this.
+    pub fn api_key(
+        mut self,
+        name: impl Into<String>,
+        key: impl Into<String>,
+        stores: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        let stores = stores.into_iter().map(Into::into).collect();
+        self.api_keys.push((name.into(), key.into(), stores));
+        self
+    }
+
+    /// How many requests each stats API key may make in an hour (default
+    /// 600); past it the API answers 429 with `Retry-After`.
+    pub fn api_requests_per_hour(mut self, requests: u32) -> Self {
+        self.api_per_hour = requests;
         self
     }
 

@@ -15,6 +15,7 @@ use activity::recording::RecorderConfig;
 use activity::store::Retention;
 use activity::{Rules, RulesConfig, StoreName};
 use admin::server::AdminConfig;
+use admin::server::stats_api::keys as keys_api;
 
 use crate::connections::ConnectionLimits;
 use crate::keys::KeyScheme;
@@ -109,7 +110,20 @@ impl Builder {
         if self.private && self.password.is_none() {
             return Err(BuildError::Private);
         }
+        if self.api_per_hour == 0 {
+            return Err(BuildError::ApiRequests);
+        }
+        let given = self
+            .api_keys
+            .iter()
+            .map(|(name, key, stores)| keys_api::given(name, key, stores))
+            .collect::<Result<Vec<_>, _>>()?;
         let tab = AdminConfig {
+            api_keys: keys_api::ApiKeys::new(
+                Some(self.data_dir.join(keys_api::FILE)),
+                given,
+                self.api_per_hour,
+            ),
             password: self.password,
             private: self.private,
             proxies: proxies.clone(),

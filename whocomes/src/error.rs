@@ -27,6 +27,12 @@ pub enum BuildError {
     /// The tab's path is refused.
     #[error("tab_path: {0:?} is not a path of its own, like /stats")]
     TabPath(String),
+    /// A stats API key given to the builder is refused.
+    #[error("api_key: {0}")]
+    ApiKey(#[from] admin::server::stats_api::keys::KeyError),
+    /// Zero stats API requests an hour.
+    #[error("api_requests_per_hour: at least 1 (the default is 600)")]
+    ApiRequests,
     /// The counting rules are refused.
     #[error("rules: {0}")]
     Rules(#[from] activity::rules::RulesError),

@@ -3,7 +3,9 @@
 //! extension) and the export downloads,
 //! `GET {tab}/api/export/hours.csv|json?range=N` (public unless private) and
 //! `GET {tab}/api/export/visitors.csv|json?range=N` (signed in only), or
-//! `?from=YYYY-MM-DD&to=YYYY-MM-DD` for the tab's custom range. A call
+//! `?from=YYYY-MM-DD&to=YYYY-MM-DD` for the tab's custom range; and
+//! Plausible's Stats API (`{tab}/api/v1/stats/…`, `{tab}/api/v2/query`,
+//! with a key: `stats_api`). A call
 //! that changes something and comes from another site is refused. The
 //! functions' registered paths (`/_whocomes/…`, which a Leptos app's
 //! routes list) answer nothing. Every other request passes on with
@@ -87,6 +89,12 @@ where
                 let name = name.to_owned();
                 let (parts, _) = request.into_parts();
                 return Box::pin(async move { Ok(monitor(&admin, &name, &parts.headers).await) });
+            }
+            if super::stats_api::is_stats_api(name) {
+                let name = name.to_owned();
+                return Box::pin(async move {
+                    Ok(super::stats_api::answer(&admin, &name, request).await)
+                });
             }
             if let Some(file) = name.strip_prefix(EXPORTS) {
                 let file = file.to_owned();

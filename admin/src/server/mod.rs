@@ -28,6 +28,7 @@ pub mod operations;
 pub mod origin;
 pub mod overview;
 mod page;
+pub mod stats_api;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -91,6 +92,9 @@ pub struct AdminConfig {
     /// ([`Admin::router`]), if there is one: without, the page is served
     /// whole and works without JavaScript.
     pub bundle: Option<Bundle>,
+    /// The keys the stats API takes (`{path}/api/v1/…`, `{path}/api/v2/query`):
+    /// none, unless given, and so the API answers nobody.
+    pub api_keys: stats_api::keys::ApiKeys,
 }
 
 impl std::fmt::Debug for AdminConfig {
@@ -157,6 +161,7 @@ struct Inner {
     loopback_as_people: bool,
     day_keys: Option<Arc<std::sync::RwLock<activity::ratchet::DayKeys>>>,
     bundle: Option<Bundle>,
+    api_keys: stats_api::keys::ApiKeys,
 }
 
 /// Where the tab is unless its config says otherwise.
@@ -214,12 +219,18 @@ impl Admin {
             loopback_as_people: config.loopback_as_people,
             day_keys: config.day_keys,
             bundle: config.bundle,
+            api_keys: config.api_keys,
         })))
     }
 
     /// The bundle that hydrates the tab's page of its own, if any.
     pub fn bundle(&self) -> Option<&Bundle> {
         self.0.bundle.as_ref()
+    }
+
+    /// The keys the stats API takes.
+    pub fn api_keys(&self) -> &stats_api::keys::ApiKeys {
+        &self.0.api_keys
     }
 
     /// Who set the tab up.

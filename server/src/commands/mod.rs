@@ -1,6 +1,7 @@
-//! The commands besides serving: `explain`, `import` (and `follow`), `demo`
-//! and `export`.
+//! The commands besides serving: `explain`, `import` (and `follow`), `demo`,
+//! `export` and `api-key`.
 
+pub mod api_key;
 pub mod demo;
 pub mod explain;
 pub mod export;

@@ -41,6 +41,15 @@ pub struct AdminArgs {
         value_delimiter = ';'
     )]
     pub funnel_steps: Vec<FunnelStep>,
+
+    /// Requests each stats API key may make in an hour (keys: `whocomes
+    /// api-key create`); past it the API answers 429 with Retry-After.
+    #[arg(
+        long,
+        env = "WHOCOMES_API_REQUESTS_PER_HOUR",
+        default_value_t = admin::server::stats_api::keys::PER_HOUR
+    )]
+    pub api_requests_per_hour: u32,
 }
 
 impl std::fmt::Debug for AdminArgs {

@@ -70,6 +70,10 @@ pub enum Command {
     /// file under `pkg/`), as `serve` does at start when it may write
     /// there. For a release installed where the server cannot write.
     CompressSite(CompressSiteArgs),
+    /// Make, list or revoke the keys of the stats API (Plausible's, at
+    /// {tab}/api/v1/stats/… and {tab}/api/v2/query), kept hashed in
+    /// DATA_DIR/api-keys.
+    ApiKey(crate::commands::api_key::ApiKeyArgs),
 }
 
 /// Which site to compress.

@@ -27,6 +27,7 @@ pub fn builder(config: &ServeArgs) -> anyhow::Result<Builder> {
         .retention(config.store.retention())
         .counting(!config.no_counting)
         .private(config.admin.private)
+        .api_requests_per_hour(config.admin.api_requests_per_hour)
         .connection_limits(config.connections.limits());
     if let Some(url) = &config.store.store_url {
         builder = builder.store_url(url);
@@ -117,6 +118,9 @@ fn flag_words(error: BuildError) -> anyhow::Error {
         BuildError::Tab(other) => {
             anyhow::Error::new(other).context("the Admin tab cannot be set up")
         }
+        BuildError::ApiRequests => anyhow::anyhow!(
+            "--api-requests-per-hour (WHOCOMES_API_REQUESTS_PER_HOUR): at least 1 (the default is 600)"
+        ),
         // The tab's path and the limits are the binary's own or refused by
         // clap before they get here; said as the library says them.
         other => anyhow::Error::new(other),

@@ -25,4 +25,5 @@ mod real_clients;
 mod recording;
 mod routes;
 mod signals;
+mod stats_api;
 mod views;
