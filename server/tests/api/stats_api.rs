@@ -96,8 +96,8 @@ fn int(value: &Value) -> u64 {
 
 #[tokio::test]
 async fn every_v1_endpoint_and_v2_query_answers_what_the_tab_says() {
-    let (app, key) = demo_with_key(&[]).await;
-    let key = Some(key.as_str());
+    let (app, secret) = demo_with_key(&[]).await;
+    let key = Some(secret.as_str());
     let all = tab(&app, "").await;
     let sums = &all["visits"]["sums"];
 
@@ -191,7 +191,7 @@ async fn every_v1_endpoint_and_v2_query_answers_what_the_tab_says() {
             "order_by": [["visitors", "desc"]],
             "pagination": {"limit": 3, "offset": 0}
         }),
-        key.expect("a key"),
+        &secret,
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{countries}");
@@ -217,7 +217,7 @@ async fn every_v1_endpoint_and_v2_query_answers_what_the_tab_says() {
                 ["contains", "event:page", ["/res"]]
             ]]]
         }),
-        key.expect("a key"),
+        &secret,
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{both}");
@@ -228,7 +228,7 @@ async fn every_v1_endpoint_and_v2_query_answers_what_the_tab_says() {
     let (status, kinds) = query(
         &app,
         &json!({"site_id": "demo", "metrics": ["visitors"], "date_range": "30d", "dimensions": ["visit:kind"]}),
-        key.expect("a key"),
+        &secret,
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{kinds}");
@@ -331,8 +331,7 @@ async fn a_plausible_client_written_by_others_reads_what_the_tab_says() {
     );
     assert_eq!(read["realtime"]["realtime_visitors"], json!(0));
     println!(
-        "plausible-mcp {}: {} people, LinkedIn {linkedin:?}, /resume {resume:?}, {} days",
-        "0.1.2",
+        "plausible-mcp: {} people, LinkedIn {linkedin:?}, /resume {resume:?}, {} days",
         people(&all),
         days.len()
     );

@@ -337,3 +337,63 @@ impl ApiKeys {
         loaded.keys.iter().find(|key| key.sha256 == hashed).cloned()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_is_taken_until_revoked_and_limited_per_hour() {
+        let folder = tempfile::tempdir().expect("a folder");
+        let file = folder.path().join(FILE);
+        let key = create(&file, "tools", &["demo".to_owned()]).expect("made");
+        assert!(well_formed(&key), "{key}");
+        assert!(matches!(
+            create(&file, "tools", &[]),
+            Err(KeyError::Taken(_))
+        ));
+        assert!(matches!(create(&file, "a b", &[]), Err(KeyError::Name(_))));
+        let keys = ApiKeys::new(Some(file.clone()), Vec::new(), 2);
+        let bearer = format!("Bearer {key}");
+        let start = Instant::now();
+        let taken = keys.admit(Some(&bearer), start).expect("taken");
+        assert!(taken.reads("demo") && !taken.reads("site"));
+        assert!(keys.admit(Some(&bearer), start).is_ok());
+        assert!(matches!(
+            keys.admit(Some(&bearer), start + Duration::from_secs(60)),
+            Err(Refusal::TooMany(wait)) if wait == Duration::from_secs(3540)
+        ));
+        assert!(
+            keys.admit(Some(&bearer), start + Duration::from_secs(3600))
+                .is_ok()
+        );
+        assert_eq!(keys.admit(None, start), Err(Refusal::Missing));
+        assert_eq!(
+            keys.admit(Some("Bearer wck_x"), start),
+            Err(Refusal::Invalid)
+        );
+        revoke(&file, "tools").expect("revoked");
+        assert_eq!(
+            keys.admit(Some(&bearer), start + Duration::from_secs(3600)),
+            Err(Refusal::Invalid)
+        );
+        assert!(matches!(revoke(&file, "tools"), Err(KeyError::Unknown(_))));
+        assert!(!std::fs::read_to_string(&file).expect("kept").contains(&key));
+    }
+
+    #[test]
+    fn the_builders_keys_must_be_keys() {
+        let key = new_secret().expect("random");
+        let given = given("app", &key, &[]).expect("a key");
+        assert_eq!(given.sha256, hash(&key));
+        assert!(matches!(
+            super::given("app", "hunter2", &[]),
+            Err(KeyError::Malformed(_))
+        ));
+        let keys = ApiKeys::new(None, vec![given], PER_HOUR);
+        assert!(
+            keys.admit(Some(&format!("Bearer {key}")), Instant::now())
+                .is_ok()
+        );
+    }
+}

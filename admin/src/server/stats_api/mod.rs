@@ -132,12 +132,15 @@ pub(crate) async fn answer(admin: &Admin, name: &str, request: http::Request<Bod
     }
 }
 
+/// How an answer is put in the API's shape from the query's rows.
+type Shape = Box<dyn Fn(&Query, &[reading::query::QueryRow]) -> Value + Send>;
+
 /// A request, read: the store, the query and how its answer is shaped.
 pub(crate) struct Asked {
     site: Option<String>,
     realtime: bool,
     query: Query,
-    shape: Box<dyn Fn(&Query, &[reading::query::QueryRow]) -> Value + Send>,
+    shape: Shape,
 }
 
 fn v1_asked(name: &str, query: &str, today: chrono::NaiveDate) -> Result<Asked, BadRequest> {

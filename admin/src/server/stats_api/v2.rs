@@ -191,7 +191,6 @@ impl Asked {
 /// `order_by: [["visitors", "desc"]]`: the metric's place (`None`: the
 /// dimension) and whether descending; `None` when it is the default (a
 /// dimension by visitors, most first; time oldest first).
-#[allow(clippy::type_complexity)]
 fn order(
     order_by: &[(String, String)],
     metrics: &[Metric],
