@@ -51,6 +51,7 @@ pub struct Reading {
     stores: Vec<Arc<dyn ActivityStore>>,
     steps: Vec<FunnelStep>,
     cache: Arc<SummaryCache>,
+    filtered: Arc<cache::filtered::FilteredCache>,
     last_known: Arc<marks::LastKnown>,
 }
 
@@ -72,6 +73,7 @@ impl Reading {
             stores,
             steps,
             cache: Arc::default(),
+            filtered: Arc::default(),
             last_known: Arc::default(),
         }
     }
@@ -89,6 +91,11 @@ impl Reading {
     /// The day summaries kept between reads.
     fn cache(&self) -> &Arc<SummaryCache> {
         &self.cache
+    }
+
+    /// The day summaries kept under filters.
+    fn filtered_cache(&self) -> &Arc<cache::filtered::FilteredCache> {
+        &self.filtered
     }
 
     /// What each store said when it was last read.

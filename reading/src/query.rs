@@ -23,7 +23,6 @@ use chrono::{DateTime, Datelike as _, NaiveDate, Utc};
 use crate::Reading;
 use crate::deadline::within;
 use crate::marks::Marks;
-use crate::merge;
 
 /// What a query can count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -257,17 +256,18 @@ impl Reading {
         filter: &Filter,
     ) -> Result<Vec<Arc<DaySummary>>, StoreError> {
         let stores = self.stores();
+        let mut marks = Marks::read(stores, first).await;
+        self.last_known().fill(&mut marks, Utc::now());
         if filter.is_empty() {
-            let mut marks = Marks::read(stores, first).await;
-            self.last_known().fill(&mut marks, Utc::now());
             let read = self
                 .cache()
                 .summaries(stores, &marks, first, last, self.steps());
             return Ok(within("the day summaries", read).await?.days);
         }
-        let read = merge::day_summaries(stores, (first, last), self.steps(), filter);
-        let days = within("the filtered day summaries", read).await?;
-        Ok(days.into_iter().map(Arc::new).collect())
+        let read =
+            self.filtered_cache()
+                .summaries(stores, &marks, (first, last), self.steps(), filter);
+        Ok(within("the filtered day summaries", read).await?.days)
     }
 }
 

@@ -17,7 +17,6 @@ use crate::Reading;
 use crate::cache::Summaries;
 use crate::deadline::within;
 use crate::marks::Marks;
-use crate::merge;
 
 /// How many paths [`RangeFigures::top_paths`] lists.
 pub const TOP_PATHS: usize = 10;
@@ -102,9 +101,10 @@ impl Reading {
     }
 
     /// [`range`](Self::range) of the visitor-days `filter` lets through. With
-    /// a condition the days are summed from the stores' visitor rows each
-    /// time (no summary is kept for a filter), so only days with visitor
-    /// rows count, and the requests are those visitor-days' requests.
+    /// a condition the days are summed from the stores' visitor rows (and
+    /// kept for the filter by `cache::filtered` while their marks hold), so
+    /// only days with visitor rows count, and the requests are those
+    /// visitor-days' requests.
     pub async fn filtered(&self, days: u16, last: NaiveDate, filter: &Filter) -> RangeFigures {
         let first = first_day(last, days);
         let previous_first = first_day(first - Days::new(1), days);
@@ -127,17 +127,16 @@ impl Reading {
             )
             .await
         } else {
-            within("the filtered day summaries", async {
-                let days = merge::day_summaries(stores, (previous_first, last), steps, filter)
-                    .await?
-                    .into_iter()
-                    .map(Arc::new)
-                    .collect();
-                Ok(Summaries {
-                    days,
-                    current: true,
-                })
-            })
+            within(
+                "the filtered day summaries",
+                self.filtered_cache().summaries(
+                    stores,
+                    &marks,
+                    (previous_first, last),
+                    steps,
+                    filter,
+                ),
+            )
             .await
         };
         let (summaries, all_current, summary_error) = match read {

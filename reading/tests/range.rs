@@ -153,3 +153,119 @@ async fn a_first_sum_longer_than_the_deadline_is_finished_by_the_warm_up() {
     assert!(view.summary_error.is_none(), "{:?}", view.summary_error);
     assert!(view.sums.kinds.total() > 0, "yesterday is counted");
 }
+
+/// A filtered read given up at the deadline goes on and is kept: the same
+/// filter read again answers at once, with what the rows say; a third new
+/// filter while two are being summed is refused as busy at once, so one
+/// client's stream of filters holds a bounded share of the store.
+#[tokio::test(start_paused = true)]
+async fn a_filtered_sum_outlasting_the_deadline_is_kept_and_new_ones_are_bounded() {
+    use activity::filter::Filter;
+    use tokio::time::Instant;
+    let store = memory("big");
+    let today = Utc::now().date_naive();
+    let yesterday = today - Days::new(1);
+    store
+        .record(&day(&store, yesterday, 40))
+        .await
+        .expect("kept");
+    let slow = whocomes_reading::deadline::READ_DEADLINE + std::time::Duration::from_secs(1);
+    store.set_summary_delay(slow);
+    let reading = reading(vec![store.clone() as Arc<dyn ActivityStore>]);
+    let filter = Filter::from_query("kind=person").expect("a filter");
+
+    let began = Instant::now();
+    let first = reading.filtered(7, today, &filter).await;
+    assert!(first.summary_error.is_some(), "given up at the deadline");
+    assert!(began.elapsed() < slow, "{:?}", began.elapsed());
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+
+    let began = Instant::now();
+    let again = reading.filtered(7, today, &filter).await;
+    assert!(again.summary_error.is_none(), "{:?}", again.summary_error);
+    assert!(
+        began.elapsed() < std::time::Duration::from_secs(1),
+        "{:?}",
+        began.elapsed()
+    );
+    let rows = activity::store::read_and_summarize(
+        store.as_ref(),
+        yesterday,
+        yesterday,
+        &default_funnel(),
+        &filter,
+    )
+    .await
+    .expect("the rows");
+    let people: u64 = rows.iter().map(|day| day.kinds.people).sum();
+    assert!(people > 0);
+    assert_eq!(again.sums.kinds.people, people, "what the rows say");
+
+    // Two new filters being summed; a third is refused at once.
+    let (a, b) = (
+        Filter::from_query("kind=bot").expect("a filter"),
+        Filter::from_query("page=/").expect("a filter"),
+    );
+    let reads = (reading.clone(), reading.clone());
+    let one = tokio::spawn(async move { reads.0.filtered(7, today, &a).await });
+    let two = tokio::spawn(async move { reads.1.filtered(7, today, &b).await });
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let began = Instant::now();
+    let third = reading
+        .filtered(
+            7,
+            today,
+            &Filter::from_query("country=FR").expect("a filter"),
+        )
+        .await;
+    assert!(
+        matches!(third.summary_error, Some(StoreError::Busy { .. })),
+        "{:?}",
+        third.summary_error
+    );
+    assert!(
+        began.elapsed() < std::time::Duration::from_secs(1),
+        "{:?}",
+        began.elapsed()
+    );
+    let _ = (one.await, two.await);
+}
+
+/// A kept filtered day is summed again when its rows change: visitors
+/// written after a filtered read are in the next one.
+#[tokio::test]
+async fn a_kept_filtered_day_is_summed_again_when_its_rows_change() {
+    use activity::filter::Filter;
+    let store = memory("live");
+    let today = Utc::now().date_naive();
+    let yesterday = today - Days::new(1);
+    for (at, visitors) in [(yesterday, 30), (today, 20)] {
+        store
+            .record(&day(&store, at, visitors))
+            .await
+            .expect("kept");
+    }
+    let reading = reading(vec![store.clone() as Arc<dyn ActivityStore>]);
+    let filter = Filter::from_query("kind=person|bot").expect("a filter");
+    let before = reading.filtered(7, today, &filter).await;
+    assert!(before.summary_error.is_none(), "{:?}", before.summary_error);
+    // The same day's sample again with more visitor-days (its first 20 are
+    // the same tokens, so they merge).
+    store.record(&day(&store, today, 45)).await.expect("kept");
+    let after = reading.filtered(7, today, &filter).await;
+    let rows = activity::store::read_and_summarize(
+        store.as_ref(),
+        yesterday,
+        today,
+        &default_funnel(),
+        &filter,
+    )
+    .await
+    .expect("the rows");
+    let wanted: u64 = rows.iter().map(|day| day.kinds.total()).sum();
+    assert_eq!(after.sums.kinds.total(), wanted);
+    assert!(
+        after.sums.kinds.total() > before.sums.kinds.total(),
+        "today's new rows count"
+    );
+}

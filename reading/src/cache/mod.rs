@@ -13,6 +13,7 @@
 //! there (with how long changed days took to sum) and sums again only the
 //! days that changed since.
 
+pub mod filtered;
 mod saved;
 
 use std::collections::{BTreeMap, HashMap};
