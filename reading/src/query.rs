@@ -3,7 +3,10 @@
 //! same day summaries the Admin tab's cards are made from (the kept ones
 //! when there is no filter), and a breakdown's row is the query's metrics
 //! under the filter with the row's own condition added: so a row of the
-//! API and a row of the tab under that filter cannot disagree.
+//! API and a row of the tab under that filter cannot disagree. A breakdown
+//! of people's visitors alone is read from the summaries' own counts of
+//! each value (a card's rows: the same visitor-days, each day's 100 most
+//! common pages by name), without a sum per row.
 //!
 //! Metrics are of visitor-days (SPEC §4): `visitors` over several days is
 //! the sum of each day's, and `visits`, `pageviews`, `bounce_rate` and
@@ -13,7 +16,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use activity::filter::{Condition, Dimension, Filter, Op, group_word, kind_word};
-use activity::report::{self, merge_visitors};
+use activity::report::merge_visitors;
 use activity::source::SourceGroup;
 use activity::store::StoreError;
 use activity::summary::DaySummary;
@@ -203,9 +206,23 @@ impl Reading {
             }
             Some(Breakdown::By(dimension)) => {
                 let all = sum(&days);
-                let values = values_of(&days, &all, dimension);
+                let values = values_of(&all, dimension);
+                // People only, visitors only: the day summaries' own
+                // counts of each value (what the tab's cards show), read
+                // once, instead of the range summed again per row.
+                if !kinds && query.metrics == [Metric::Visitors] && dimension != Dimension::Kind {
+                    return Ok(values
+                        .into_iter()
+                        .skip(query.offset)
+                        .take(query.limit)
+                        .map(|(value, visitors)| QueryRow {
+                            value: Some(value),
+                            figures: vec![visitors as f64],
+                        })
+                        .collect());
+                }
                 let mut rows = Vec::new();
-                for value in values.into_iter().skip(query.offset).take(query.limit) {
+                for (value, _) in values.into_iter().skip(query.offset).take(query.limit) {
                     let narrowed = query.filter.and(Condition {
                         dimension,
                         op: Op::Is,
@@ -271,25 +288,30 @@ impl Reading {
     }
 }
 
-/// A dimension's values over the summed days, most visitor-days first (a
-/// page: most of people's requests first), then by value.
-fn values_of(days: &[Arc<DaySummary>], all: &DaySummary, dimension: Dimension) -> Vec<String> {
+/// A dimension's values over the summed days with the people visitor-days
+/// the summaries count for each (a kind: its visitor-days), most first,
+/// then by value. Values summed under "(other …)" are left out.
+fn values_of(all: &DaySummary, dimension: Dimension) -> Vec<(String, u64)> {
     let mut counted: BTreeMap<String, u64> = BTreeMap::new();
     let mut count = |value: String, n: u64| *counted.entry(value).or_default() += n;
     let visits = &all.visits;
+    let other = |path: &str| path == activity::path::OTHER_PATHS;
     match dimension {
-        Dimension::Page => {
-            for path in report::top_of(days.iter().flat_map(|day| &day.paths), usize::MAX) {
-                if path.people > 0 && path.path != activity::path::OTHER_PATHS {
-                    count(path.path, path.people);
-                }
-            }
-        }
+        Dimension::Page => visits
+            .readers
+            .iter()
+            .filter(|(p, _)| !other(p))
+            .for_each(|(p, n)| count(p.clone(), *n)),
         Dimension::EntryPage => visits
             .entries
             .iter()
+            .filter(|(p, _)| !other(p))
             .for_each(|(p, n)| count(p.clone(), *n)),
-        Dimension::ExitPage => visits.exits.iter().for_each(|(p, n)| count(p.clone(), *n)),
+        Dimension::ExitPage => visits
+            .exits
+            .iter()
+            .filter(|(p, _)| !other(p))
+            .for_each(|(p, n)| count(p.clone(), *n)),
         Dimension::Source => {
             for (group, n) in &all.sources.groups {
                 if *group != SourceGroup::Tagged {
@@ -302,6 +324,9 @@ fn values_of(days: &[Arc<DaySummary>], all: &DaySummary, dimension: Dimension) -
         }
         Dimension::UtmSource | Dimension::UtmMedium | Dimension::UtmCampaign => {
             for (campaign, n) in &visits.campaigns {
+                if *campaign == activity::visits::other_campaigns() {
+                    continue;
+                }
                 let label = match dimension {
                     Dimension::UtmSource => &campaign.source,
                     Dimension::UtmMedium => &campaign.medium,
@@ -333,5 +358,5 @@ fn values_of(days: &[Arc<DaySummary>], all: &DaySummary, dimension: Dimension) -
     }
     let mut values: Vec<(String, u64)> = counted.into_iter().collect();
     values.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    values.into_iter().map(|(value, _)| value).collect()
+    values
 }

@@ -283,6 +283,7 @@ fn add_visitors(summary: &mut DaySummary, visitors: &[MergedVisitor], steps: &[F
     }
     for visitor in visitors.iter().filter(|v| v.kind() == VisitorKind::Person) {
         summary.visits.add(&visitor.pages);
+        summary.visits.add_readers(visitor.paths.keys());
     }
     for (count, more) in summary
         .steps

@@ -41,6 +41,11 @@ pub struct VisitSums {
     /// Visitor-days by the campaign of their first tagged page load.
     #[serde(default, with = "campaign_list")]
     pub campaigns: BTreeMap<Campaign, u64>,
+    /// People visitor-days by each path they requested (a page's
+    /// visitors, as a `page` filter counts them), whether or not they
+    /// loaded a page: added by [`add_readers`](Self::add_readers).
+    #[serde(default)]
+    pub readers: BTreeMap<String, u64>,
 }
 
 impl VisitSums {
@@ -66,6 +71,13 @@ impl VisitSums {
         }
     }
 
+    /// Adds one people visitor-day's requested paths to [`readers`](Self::readers).
+    pub fn add_readers<'a>(&mut self, paths: impl IntoIterator<Item = &'a String>) {
+        for path in paths {
+            *self.readers.entry(path.clone()).or_default() += 1;
+        }
+    }
+
     /// Adds another day's or store's sums.
     pub fn absorb(&mut self, other: &VisitSums) {
         self.visitor_days += other.visitor_days;
@@ -82,15 +94,19 @@ impl VisitSums {
         for (campaign, count) in &other.campaigns {
             *self.campaigns.entry(campaign.clone()).or_default() += count;
         }
+        for (path, count) in &other.readers {
+            *self.readers.entry(path.clone()).or_default() += count;
+        }
     }
 
-    /// Keeps the [`DAY_ENTRY_PAGES`] most common entry and exit pages by
-    /// name, the rest summed under [`OTHER_PATHS`], so a day's sums stay
+    /// Keeps the [`DAY_ENTRY_PAGES`] most common entry and exit pages (and
+    /// campaigns, and paths by readers) by name, the rest summed under [`OTHER_PATHS`], so a day's sums stay
     /// small however many pages a site has.
     pub fn keep_top(&mut self) {
         keep_top(&mut self.entries, OTHER_PATHS.to_owned());
         keep_top(&mut self.exits, OTHER_PATHS.to_owned());
         keep_top(&mut self.campaigns, other_campaigns());
+        keep_top(&mut self.readers, OTHER_PATHS.to_owned());
     }
 
     /// Pages per visitor-day, if any loaded one.

@@ -86,13 +86,14 @@ impl Holdings {
     }
 
     /// What a store of the schema before migration 0009 gives back: no
-    /// visitor-day's page loads.
+    /// visitor-day's page loads (a page's readers come from the paths,
+    /// which were kept before it).
     pub fn without_page_loads(mut self) -> Self {
         for visitor in &mut self.visitors {
             visitor.pages = Default::default();
         }
         for summary in &mut self.summaries {
-            summary.visits = Default::default();
+            summary.visits = visits_with_readers_only(&summary.visits);
         }
         self
     }
@@ -154,5 +155,15 @@ pub async fn read(store: &dyn ActivityStore, now: DateTime<Utc>) -> Holdings {
             .unwrap_or_else(|error| panic!("the store reads day requests: {error}")),
         hours,
         visitors,
+    }
+}
+
+/// No visits' sums but the readers of each path.
+fn visits_with_readers_only(
+    visits: &crate::sums::visits::VisitSums,
+) -> crate::sums::visits::VisitSums {
+    crate::sums::visits::VisitSums {
+        readers: visits.readers.clone(),
+        ..Default::default()
     }
 }

@@ -324,6 +324,21 @@ async fn visits<E: Engine>(
                 count(E::int(&row, "visitor_days")?);
         }
     }
+    // A page's visitors: people visitor-days by each path they requested.
+    let readers = format!(
+        "SELECT v.day AS day, p.path AS path, CAST(COUNT(*) AS BIGINT) AS visitor_days \
+         FROM visitor_days v JOIN visitor_paths p ON p.visitor_day = v.id \
+         WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {people}{f} \
+         GROUP BY v.day, p.path"
+    );
+    for row in between::<E>(pool, scope.query::<E>(&readers)).await? {
+        *sums
+            .day(E::day(&row, "day")?)
+            .visits
+            .readers
+            .entry(E::text(&row, "path")?)
+            .or_default() += count(E::int(&row, "visitor_days")?);
+    }
     let campaigns = format!(
         "SELECT day, utm_source, utm_medium, utm_campaign, CAST(COUNT(*) AS BIGINT) AS visitor_days \
          FROM visitor_days v \
