@@ -61,6 +61,11 @@ pub struct Overview {
     /// next read shows it new).
     #[serde(default)]
     pub current: bool,
+    /// Under a filter, the first day whose visitor rows are still kept,
+    /// when it is after the range's first day: a filter counts visitor
+    /// rows, so the days before it show nothing.
+    #[serde(default)]
+    pub filter_covers: Option<chrono::NaiveDate>,
 }
 
 /// People's visits over the range (ACCURACY.md, "Visits"): sums, from

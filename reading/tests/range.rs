@@ -228,7 +228,27 @@ async fn a_filtered_sum_outlasting_the_deadline_is_kept_and_new_ones_are_bounded
         "{:?}",
         began.elapsed()
     );
-    let _ = (one.await, two.await);
+    // A read of a filter being summed waits for that sum (it is not
+    // refused, and does not start another): it answers when the sum ends.
+    let began = Instant::now();
+    let same = reading
+        .filtered(7, today, &Filter::from_query("kind=bot").expect("a filter"))
+        .await;
+    assert!(
+        began.elapsed() > std::time::Duration::from_secs(5),
+        "waited for the sum under way: {:?} {:?}",
+        began.elapsed(),
+        same.summary_error
+    );
+    let (one, two) = (one.await.expect("ran"), two.await.expect("ran"));
+    assert!(
+        one.summary_error.is_some() && two.summary_error.is_some(),
+        "both outlasted the deadline"
+    );
+    let kept = reading
+        .filtered(7, today, &Filter::from_query("kind=bot").expect("a filter"))
+        .await;
+    assert!(kept.summary_error.is_none(), "{:?}", kept.summary_error);
 }
 
 /// A kept filtered day is summed again when its rows change: visitors

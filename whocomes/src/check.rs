@@ -119,6 +119,7 @@ impl Builder {
             .map(|(name, key, stores)| keys_api::given(name, key, stores))
             .collect::<Result<Vec<_>, _>>()?;
         let tab = AdminConfig {
+            visitor_days_kept: Some(self.retention.visitor_days),
             api_keys: keys_api::ApiKeys::new(
                 Some(self.data_dir.join(keys_api::FILE)),
                 given,

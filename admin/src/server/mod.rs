@@ -92,6 +92,9 @@ pub struct AdminConfig {
     /// ([`Admin::router`]), if there is one: without, the page is served
     /// whole and works without JavaScript.
     pub bundle: Option<Bundle>,
+    /// How many days the site's store keeps visitor-day rows, if known (its
+    /// retention): a filtered view says which days it can count.
+    pub visitor_days_kept: Option<u32>,
     /// The keys the stats API takes (`{path}/api/v1/…`, `{path}/api/v2/query`):
     /// none, unless given, and so the API answers nobody.
     pub api_keys: stats_api::keys::ApiKeys,
@@ -162,6 +165,7 @@ struct Inner {
     day_keys: Option<Arc<std::sync::RwLock<activity::ratchet::DayKeys>>>,
     bundle: Option<Bundle>,
     api_keys: stats_api::keys::ApiKeys,
+    visitor_days_kept: Option<u32>,
 }
 
 /// Where the tab is unless its config says otherwise.
@@ -220,12 +224,24 @@ impl Admin {
             day_keys: config.day_keys,
             bundle: config.bundle,
             api_keys: config.api_keys,
+            visitor_days_kept: config.visitor_days_kept,
         })))
     }
 
     /// The bundle that hydrates the tab's page of its own, if any.
     pub fn bundle(&self) -> Option<&Bundle> {
         self.0.bundle.as_ref()
+    }
+
+    /// The first day whose visitor-day rows the site's store still keeps
+    /// as of `now`, if its retention is known.
+    pub fn first_visitor_day(&self, now: DateTime<Utc>) -> Option<chrono::NaiveDate> {
+        let visitor_days = self.0.visitor_days_kept?;
+        let retention = activity::store::Retention {
+            visitor_days,
+            hour_days: None,
+        };
+        Some(retention.first_visitor_day(now))
     }
 
     /// The keys the stats API takes.

@@ -91,6 +91,9 @@ pub async fn overview(
         host: admin.host(),
         loopback_as_people: admin.loopback_as_people(),
         current,
+        filter_covers: admin
+            .first_visitor_day(now)
+            .filter(|kept| !filter.is_empty() && *kept > span.first(today)),
     }
 }
 

@@ -62,8 +62,10 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         host,
         loopback_as_people,
         current,
+        filter_covers,
     } = overview;
     let no_people = totals.visitors.people == 0;
+    let last_day = days.last().map(|day| day.day);
     let store_lines_for_card = store_lines.clone();
     let self_reads = totals.visitors.self_reads;
     let demo_stores: Vec<String> = stores
@@ -76,7 +78,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         <p class="range-status" aria-live="polite" data-current=current.to_string()>
             {status(span)}
         </p>
-        <FilterBar toggles />
+        <FilterBar toggles covers=filter_covers.zip(last_day) />
         <ProxyTrap untrusted_forwarding=writer.untrusted_forwarding host />
         <NoPeer without_peer=writer.without_peer />
         {(!demo_stores.is_empty()).then(|| view! { <DemoNotice stores=demo_stores host /> })}

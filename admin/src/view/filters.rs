@@ -42,7 +42,12 @@ pub(crate) fn FilterLink(
 /// What the cards are narrowed to, each condition with a link that removes
 /// it; nothing when the view is not filtered.
 #[component]
-pub(crate) fn FilterBar(toggles: Toggles) -> impl IntoView {
+pub(crate) fn FilterBar(
+    toggles: Toggles,
+    /// The days a filter can count, when fewer than the range's: from the
+    /// first whose visitor rows are kept to the range's last.
+    covers: Option<(chrono::NaiveDate, chrono::NaiveDate)>,
+) -> impl IntoView {
     move || {
         let filter = toggle(toggles.filter);
         (!filter.is_empty()).then(|| {
@@ -75,6 +80,13 @@ pub(crate) fn FilterBar(toggles: Toggles) -> impl IntoView {
                         "totals: days whose visitor rows have expired show nothing, and requests are the "
                         "visitor-days' own."
                     </p>
+                    {covers.map(|(from, last)| view! {
+                        <p class="card-note filter-covers" data-filter-covers=from.to_string()>
+                            "This filtered view counts " {from.format("%-d %B %Y").to_string()} " to "
+                            {last.format("%-d %B %Y").to_string()}
+                            ": the visitor rows of the days before are no longer kept."
+                        </p>
+                    })}
                 </nav>
             }
         })

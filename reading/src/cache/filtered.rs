@@ -5,8 +5,9 @@
 //!
 //! What a reader asks for is summed in a task of its own: a read given up
 //! at the tab's deadline goes on and is kept, so the next read of that
-//! filter answers from it. At most [`RUNNING`] such sums run at once; past
-//! that a read is refused as busy, so a client sending one new filter after
+//! filter answers from it. A read of a filter being summed waits for that
+//! sum instead of starting another. At most [`RUNNING`] sums run at once;
+//! past that a read of another filter is refused as busy, so a client sending one new filter after
 //! another holds a bounded share of the stores. At most [`FILTERS`] filters
 //! and [`DAYS`] days are kept, the least recently read forgotten first.
 
@@ -18,7 +19,7 @@ use activity::report::FunnelStep;
 use activity::store::{ActivityStore, StoreError};
 use activity::summary::DaySummary;
 use chrono::NaiveDate;
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, watch};
 
 use super::Summaries;
 use crate::marks::{Mark, Marks};
@@ -42,6 +43,8 @@ type Days = HashMap<NaiveDate, (Vec<Option<Mark>>, Option<Arc<DaySummary>>)>;
 pub struct FilteredCache {
     kept: Mutex<VecDeque<(Filter, Days)>>,
     running: Arc<Semaphore>,
+    /// The filters being summed, each with what says when its sum ended.
+    summing: Mutex<HashMap<Filter, watch::Receiver<bool>>>,
 }
 
 impl Default for FilteredCache {
@@ -49,6 +52,7 @@ impl Default for FilteredCache {
         Self {
             kept: Mutex::new(VecDeque::new()),
             running: Arc::new(Semaphore::new(RUNNING)),
+            summing: Mutex::new(HashMap::new()),
         }
     }
 }
@@ -95,27 +99,46 @@ impl FilteredCache {
             });
         }
         if let (Some((from, _)), Some((to, _))) = (stale.first(), stale.last()) {
-            let permit = Arc::clone(&self.running)
-                .try_acquire_owned()
-                .map_err(|_| StoreError::Busy { retry_after: None })?;
             let (from, to) = (*from, *to);
-            let cache = Arc::clone(self);
-            let stores = stores.to_vec();
-            let steps = steps.to_vec();
-            let filter = filter.clone();
-            // Its own task: given up by the reader, it goes on and is kept.
-            let task = tokio::spawn(async move {
-                let _permit = permit;
-                let fresh = merge::day_summaries(&stores, (from, to), &steps, &filter).await?;
-                cache.keep(&filter, stale, fresh);
-                Ok::<(), StoreError>(())
-            });
-            match task.await {
-                Ok(result) => result?,
-                Err(failed) => {
-                    return Err(StoreError::Failed(format!(
-                        "summing the filtered days failed: {failed}"
-                    )));
+            let being_summed = lock(&self.summing).get(filter).cloned();
+            match being_summed {
+                // Summed for another reader now: that sum is waited for
+                // (what it keeps is shown, current or not).
+                Some(mut ended) => {
+                    let _ = ended.wait_for(|ended| *ended).await;
+                }
+                None => {
+                    let permit = Arc::clone(&self.running)
+                        .try_acquire_owned()
+                        .map_err(|_| StoreError::Busy { retry_after: None })?;
+                    let (done, ended) = watch::channel(false);
+                    lock(&self.summing).insert(filter.clone(), ended);
+                    let cache = Arc::clone(self);
+                    let stores = stores.to_vec();
+                    let steps = steps.to_vec();
+                    let filter = filter.clone();
+                    // Its own task: given up by the reader, it goes on and is kept.
+                    let task = tokio::spawn(async move {
+                        let _permit = permit;
+                        // Told when it ends, however it ends (a panic too).
+                        let ending = Ending {
+                            cache,
+                            filter,
+                            done,
+                        };
+                        let summed =
+                            merge::day_summaries(&stores, (from, to), &steps, &ending.filter).await;
+                        // Kept before its waiters are told, so they find it.
+                        summed.map(|fresh| ending.cache.keep(&ending.filter, stale, fresh))
+                    });
+                    match task.await {
+                        Ok(result) => result?,
+                        Err(failed) => {
+                            return Err(StoreError::Failed(format!(
+                                "summing the filtered days failed: {failed}"
+                            )));
+                        }
+                    }
                 }
             }
         }
@@ -170,8 +193,27 @@ impl FilteredCache {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(Filter, Days)>> {
-        self.kept
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.kept)
     }
+}
+
+/// A filter's sum ending: it is no longer being summed, and its waiters
+/// are told.
+struct Ending {
+    cache: Arc<FilteredCache>,
+    filter: Filter,
+    done: watch::Sender<bool>,
+}
+
+impl Drop for Ending {
+    fn drop(&mut self) {
+        lock(&self.cache.summing).remove(&self.filter);
+        let _ = self.done.send(true);
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -158,3 +158,57 @@ async fn a_filter_that_cannot_be_read_is_refused_or_left_out_with_its_reason() {
         "the site serves on"
     );
 }
+
+/// Under a filter, a range longer than the visitor rows are kept says which
+/// days it counts; unfiltered, or within the kept days, it says nothing.
+#[tokio::test]
+async fn a_filtered_range_longer_than_the_kept_visitor_rows_says_which_days_it_counts() {
+    let app = spawn_app_with(&["--demo", "--demo-seed=4"]).await;
+    let today = Utc::now().date_naive();
+    // The binary's default: visitor rows kept for 30 days.
+    let kept = activity::store::Retention::default().first_visitor_day(Utc::now());
+    let covers = |overview: &serde_json::Value| overview["filter_covers"].clone();
+    let call = |days: &'static str, filter: &'static str| {
+        let app = &app;
+        async move {
+            let answer = post(
+                app,
+                "/admin/api/overview",
+                &[("days", days), ("filter", filter)],
+                None,
+            )
+            .await;
+            assert_eq!(answer.status(), StatusCode::OK);
+            answer.json::<serde_json::Value>().await.expect("JSON")
+        }
+    };
+    assert_eq!(
+        covers(&call("90", "source=linkedin").await),
+        serde_json::json!(kept.to_string())
+    );
+    assert!(
+        covers(&call("90", "").await).is_null(),
+        "unfiltered: every day counts"
+    );
+    assert!(
+        covers(&call("7", "source=linkedin").await).is_null(),
+        "within the kept days"
+    );
+    let page = app
+        .get("/admin?range=90&source=linkedin")
+        .await
+        .text()
+        .await
+        .expect("the page");
+    let said = format!(
+        "This filtered view counts {} to {}",
+        kept.format("%-d %B %Y"),
+        today.format("%-d %B %Y")
+    );
+    assert!(
+        page.replace("<!>", "")
+            .replace("<!-- -->", "")
+            .contains(&said),
+        "the bar says: {said}"
+    );
+}
