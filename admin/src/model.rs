@@ -65,7 +65,7 @@ pub struct Overview {
     /// when it is after the range's first day: a filter counts visitor
     /// rows, so the days before it show nothing.
     #[serde(default)]
-    pub filter_covers: Option<chrono::NaiveDate>,
+    pub filter_covers: Option<NaiveDate>,
 }
 
 /// People's visits over the range (ACCURACY.md, "Visits"): sums, from

@@ -289,3 +289,36 @@ async fn a_kept_filtered_day_is_summed_again_when_its_rows_change() {
         "today's new rows count"
     );
 }
+
+/// A filter read before waits for its changed day (today) at most the
+/// fresh wait, as the unfiltered view does: meanwhile it is shown as it
+/// was and said not to be current; the next read shows the new rows.
+#[tokio::test(start_paused = true)]
+async fn a_changed_day_under_a_filter_is_shown_as_it_was_while_summed_again() {
+    use activity::filter::Filter;
+    let store = memory("busy");
+    let today = Utc::now().date_naive();
+    store.record(&day(&store, today, 20)).await.expect("kept");
+    let reading = reading(vec![store.clone() as Arc<dyn ActivityStore>]);
+    let filter = Filter::from_query("kind=person|bot").expect("a filter");
+    let before = reading.filtered(7, today, &filter).await;
+    assert!(before.current && before.summary_error.is_none());
+    store.set_summary_delay(std::time::Duration::from_secs(3));
+    store.record(&day(&store, today, 45)).await.expect("kept");
+    let began = tokio::time::Instant::now();
+    let meanwhile = reading.filtered(7, today, &filter).await;
+    assert!(
+        began.elapsed() < std::time::Duration::from_secs(1),
+        "{:?}",
+        began.elapsed()
+    );
+    assert!(!meanwhile.current, "said to be summed again");
+    assert_eq!(meanwhile.sums.kinds, before.sums.kinds, "shown as it was");
+    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
+    let after = reading.filtered(7, today, &filter).await;
+    assert!(after.current, "{:?}", after.summary_error);
+    assert!(
+        after.sums.kinds.total() > before.sums.kinds.total(),
+        "the new rows"
+    );
+}

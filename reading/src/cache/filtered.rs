@@ -6,7 +6,9 @@
 //! What a reader asks for is summed in a task of its own: a read given up
 //! at the tab's deadline goes on and is kept, so the next read of that
 //! filter answers from it. A read of a filter being summed waits for that
-//! sum instead of starting another. At most [`RUNNING`] sums run at once;
+//! sum instead of starting another. A filter read before waits for its
+//! changed days (today) at most `FRESH_WAIT` and is shown as it was
+//! meanwhile, as the unfiltered days are. At most [`RUNNING`] sums run at once;
 //! past that a read of another filter is refused as busy, so a client sending one new filter after
 //! another holds a bounded share of the stores. At most [`FILTERS`] filters
 //! and [`DAYS`] days are kept, the least recently read forgotten first.
@@ -21,7 +23,7 @@ use activity::summary::DaySummary;
 use chrono::NaiveDate;
 use tokio::sync::{Semaphore, watch};
 
-use super::Summaries;
+use super::{FRESH_WAIT, Summaries};
 use crate::marks::{Mark, Marks};
 use crate::merge;
 
@@ -44,7 +46,7 @@ pub struct FilteredCache {
     kept: Mutex<VecDeque<(Filter, Days)>>,
     running: Arc<Semaphore>,
     /// The filters being summed, each with what says when its sum ended.
-    summing: Mutex<HashMap<Filter, watch::Receiver<bool>>>,
+    summing: Mutex<HashMap<Filter, watch::Receiver<Ended>>>,
 }
 
 impl Default for FilteredCache {
@@ -73,20 +75,25 @@ impl FilteredCache {
             .take_while(|day| *day <= last)
             .filter_map(|day| Some((day, marks.of(day)?)))
             .collect();
-        let stale: Vec<(NaiveDate, Vec<Option<Mark>>)> = {
+        // The days to sum again, and whether any was never summed.
+        let (stale, unseen): (Vec<(NaiveDate, Vec<Option<Mark>>)>, bool) = {
             let kept = self.lock();
             let days = kept
                 .iter()
                 .find(|(kept, _)| kept == filter)
                 .map(|(_, days)| days);
-            wanted
+            let stale: Vec<_> = wanted
                 .iter()
                 .filter(|(day, marks)| {
                     days.and_then(|days| days.get(day))
                         .is_none_or(|(kept, _)| kept != marks)
                 })
                 .cloned()
-                .collect()
+                .collect();
+            let unseen = stale
+                .iter()
+                .any(|(day, _)| days.and_then(|days| days.get(day)).is_none());
+            (stale, unseen)
         };
         // A store shown as it was last read cannot be summed now: what it
         // has is summed from the stores that answer, and not kept.
@@ -101,55 +108,77 @@ impl FilteredCache {
         if let (Some((from, _)), Some((to, _))) = (stale.first(), stale.last()) {
             let (from, to) = (*from, *to);
             let being_summed = lock(&self.summing).get(filter).cloned();
-            match being_summed {
-                // Summed for another reader now: that sum is waited for
-                // (what it keeps is shown, current or not).
-                Some(mut ended) => {
-                    let _ = ended.wait_for(|ended| *ended).await;
-                }
-                None => {
-                    let permit = Arc::clone(&self.running)
-                        .try_acquire_owned()
-                        .map_err(|_| StoreError::Busy { retry_after: None })?;
-                    let (done, ended) = watch::channel(false);
-                    lock(&self.summing).insert(filter.clone(), ended);
-                    let cache = Arc::clone(self);
-                    let stores = stores.to_vec();
-                    let steps = steps.to_vec();
-                    let filter = filter.clone();
-                    // Its own task: given up by the reader, it goes on and is kept.
-                    let task = tokio::spawn(async move {
-                        let _permit = permit;
-                        // Told when it ends, however it ends (a panic too).
+            let ended = match being_summed {
+                // Summed for another reader now: that sum is waited for.
+                Some(ended) => Some(ended),
+                None => match Arc::clone(&self.running).try_acquire_owned() {
+                    Ok(permit) => {
+                        let (done, ended) = watch::channel(None);
+                        lock(&self.summing).insert(filter.clone(), ended.clone());
                         let ending = Ending {
-                            cache,
-                            filter,
+                            cache: Arc::clone(self),
+                            filter: filter.clone(),
                             done,
                         };
-                        let summed =
-                            merge::day_summaries(&stores, (from, to), &steps, &ending.filter).await;
-                        // Kept before its waiters are told, so they find it.
-                        summed.map(|fresh| ending.cache.keep(&ending.filter, stale, fresh))
-                    });
-                    match task.await {
-                        Ok(result) => result?,
-                        Err(failed) => {
-                            return Err(StoreError::Failed(format!(
-                                "summing the filtered days failed: {failed}"
-                            )));
-                        }
+                        let stores = stores.to_vec();
+                        let steps = steps.to_vec();
+                        // Its own task: given up by the reader, it goes on
+                        // and is kept.
+                        tokio::spawn(async move {
+                            let _permit = permit;
+                            let summed =
+                                merge::day_summaries(&stores, (from, to), &steps, &ending.filter)
+                                    .await;
+                            ending.finish(summed, stale);
+                        });
+                        Some(ended)
                     }
+                    // Every sum taken: a filter never summed is refused;
+                    // one summed before is shown as it was.
+                    Err(_) if unseen => return Err(StoreError::Busy { retry_after: None }),
+                    Err(_) => None,
+                },
+            };
+            if let Some(mut ended) = ended {
+                let wait = ended.wait_for(Option::is_some);
+                // A day never summed is waited for; days summed before that
+                // changed (today) are waited for at most FRESH_WAIT, as the
+                // unfiltered days are, and shown as they were meanwhile.
+                let result = if unseen {
+                    wait.await.ok().and_then(|result| result.clone())
+                } else {
+                    tokio::time::timeout(FRESH_WAIT, wait)
+                        .await
+                        .ok()
+                        .and_then(Result::ok)
+                        .and_then(|result| result.clone())
+                };
+                if unseen {
+                    result.unwrap_or_else(|| {
+                        Err(StoreError::Failed(
+                            "the filtered sum ended unread".to_owned(),
+                        ))
+                    })?;
                 }
             }
         }
         let mut kept = self.lock();
         let at = kept.iter().position(|(kept, _)| kept == filter);
         let Some(at) = at else {
-            return Ok(Summaries {
-                days: Vec::new(),
-                current: false,
-            });
+            return if wanted.is_empty() {
+                Ok(Summaries {
+                    days: Vec::new(),
+                    current: true,
+                })
+            } else {
+                Err(StoreError::Busy { retry_after: None })
+            };
         };
+        // A day never summed that the sum waited for did not hold (another
+        // reader's, of other days): refused as busy, never shown as empty.
+        if unseen && wanted.iter().any(|(day, _)| !kept[at].1.contains_key(day)) {
+            return Err(StoreError::Busy { retry_after: None });
+        }
         // Read now: the last to be forgotten.
         let entry = kept.remove(at).expect("found above");
         let days = wanted
@@ -197,18 +226,44 @@ impl FilteredCache {
     }
 }
 
-/// A filter's sum ending: it is no longer being summed, and its waiters
-/// are told.
+/// What a filter's sum ended with: `None` while it runs.
+type Ended = Option<Result<(), StoreError>>;
+
+/// A filter's sum ending: what it summed is kept, it is no longer being
+/// summed, and its waiters are told how it went (a panic too).
 struct Ending {
     cache: Arc<FilteredCache>,
     filter: Filter,
-    done: watch::Sender<bool>,
+    done: watch::Sender<Ended>,
+}
+
+impl Ending {
+    /// Keeps what was summed (before its waiters are told, so they find it).
+    fn finish(
+        self,
+        summed: Result<Vec<DaySummary>, StoreError>,
+        stale: Vec<(NaiveDate, Vec<Option<Mark>>)>,
+    ) {
+        let result = summed.map(|fresh| self.cache.keep(&self.filter, stale, fresh));
+        if let Err(error) = &result {
+            tracing::warn!(%error, "a filtered sum failed");
+        }
+        self.done.send_replace(Some(result));
+    }
 }
 
 impl Drop for Ending {
     fn drop(&mut self) {
         lock(&self.cache.summing).remove(&self.filter);
-        let _ = self.done.send(true);
+        self.done.send_if_modified(|ended| {
+            let unsent = ended.is_none();
+            if unsent {
+                *ended = Some(Err(StoreError::Failed(
+                    "the filtered sum stopped".to_owned(),
+                )));
+            }
+            unsent
+        });
     }
 }
 
