@@ -129,6 +129,25 @@ pub struct Query {
     pub offset: usize,
 }
 
+/// The most rows a breakdown sums one by one (its metrics need more than
+/// the summaries' own counts: [`Query::sums_per_row`]).
+pub const SUMMED_ROWS: usize = 100;
+
+impl Query {
+    /// Whether each row of its breakdown is the range summed again under
+    /// the row's filter (a dimension's breakdown of more than people's
+    /// visitors); such a query answers at most [`SUMMED_ROWS`] rows.
+    pub fn sums_per_row(&self) -> bool {
+        let kinds = self
+            .filter
+            .conditions
+            .iter()
+            .any(|condition| condition.dimension == Dimension::Kind);
+        matches!(self.by, Some(Breakdown::By(dimension))
+            if kinds || self.metrics != [Metric::Visitors] || dimension == Dimension::Kind)
+    }
+}
+
 /// One row of an answer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QueryRow {
@@ -210,7 +229,7 @@ impl Reading {
                 // People only, visitors only: the day summaries' own
                 // counts of each value (what the tab's cards show), read
                 // once, instead of the range summed again per row.
-                if !kinds && query.metrics == [Metric::Visitors] && dimension != Dimension::Kind {
+                if !query.sums_per_row() {
                     return Ok(values
                         .into_iter()
                         .skip(query.offset)
@@ -222,7 +241,8 @@ impl Reading {
                         .collect());
                 }
                 let mut rows = Vec::new();
-                for (value, _) in values.into_iter().skip(query.offset).take(query.limit) {
+                let limit = query.limit.min(SUMMED_ROWS);
+                for (value, _) in values.into_iter().skip(query.offset).take(limit) {
                     let narrowed = query.filter.and(Condition {
                         dimension,
                         op: Op::Is,

@@ -4,7 +4,7 @@
 
 use activity::filter::{Condition, Dimension, Filter, Op};
 use chrono::NaiveDate;
-use reading::query::{Breakdown, Metric, Query, QueryRow};
+use reading::query::{Breakdown, Metric, Query, QueryRow, SUMMED_ROWS};
 use serde_json::{Map, Value, json};
 
 use super::words::{self, BadRequest};
@@ -73,18 +73,21 @@ pub(super) fn query(
         return Err(BadRequest::new(format!("`limit` is at most {MAX_LIMIT}")));
     }
     let page = number("page", 1)?;
-    Ok((
-        Query {
-            first,
-            last,
-            filter,
-            metrics,
-            by,
-            limit,
-            offset: (page - 1).saturating_mul(limit),
-        },
-        property,
-    ))
+    let query = Query {
+        first,
+        last,
+        filter,
+        metrics,
+        by,
+        limit,
+        offset: (page - 1).saturating_mul(limit),
+    };
+    if query.sums_per_row() && limit > SUMMED_ROWS {
+        return Err(BadRequest::new(format!(
+            "`limit` is at most {SUMMED_ROWS} when a breakdown's metrics are more than visitors"
+        )));
+    }
+    Ok((query, property))
 }
 
 /// `metrics=visitors,pageviews` (default: visitors).

@@ -8,7 +8,7 @@
 
 use activity::filter::{Condition, Dimension, Filter, Op};
 use chrono::NaiveDate;
-use reading::query::{Breakdown, Metric, Query, QueryRow};
+use reading::query::{Breakdown, Metric, Query, QueryRow, SUMMED_ROWS};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -108,6 +108,7 @@ impl Asked {
                     .map_err(|error| BadRequest::new(format!("#/filters: {error}")))?;
             }
         }
+        let asked_pagination = body.pagination.is_some();
         let pagination = body.pagination.unwrap_or(Pagination {
             limit: default_limit(),
             offset: 0,
@@ -119,7 +120,7 @@ impl Asked {
         }
         let order = order(&body.order_by, &metrics, &body.dimensions)?;
         let ordered = order.is_some();
-        let query = Query {
+        let mut query = Query {
             first,
             last,
             filter,
@@ -129,6 +130,16 @@ impl Asked {
             limit: if ordered { MAX_LIMIT } else { pagination.limit },
             offset: if ordered { 0 } else { pagination.offset },
         };
+        // Rows summed one by one: at most SUMMED_ROWS, a page of them
+        // unless one is asked for (and more is refused).
+        if query.sums_per_row() {
+            if asked_pagination && pagination.limit > SUMMED_ROWS {
+                return Err(BadRequest::new(format!(
+                    "#/pagination/limit: at most {SUMMED_ROWS} when a breakdown's metrics are more than visitors"
+                )));
+            }
+            query.limit = query.limit.min(SUMMED_ROWS);
+        }
         let asked = json!({
             "site_id": body.site_id,
             "metrics": body.metrics,
