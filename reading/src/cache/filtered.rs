@@ -40,6 +40,9 @@ pub const DAYS: usize = 2048;
 /// summary (`None`: no visitor-day of that day passes the filter).
 type Days = HashMap<NaiveDate, (Vec<Option<Mark>>, Option<Arc<DaySummary>>)>;
 
+/// Days with the marks they are (to be) summed under.
+type Marked = Vec<(NaiveDate, Vec<Option<Mark>>)>;
+
 /// Filtered day summaries, by filter, the most recently read last.
 #[derive(Debug)]
 pub struct FilteredCache {
@@ -70,13 +73,13 @@ impl FilteredCache {
         steps: &[FunnelStep],
         filter: &Filter,
     ) -> Result<Summaries, StoreError> {
-        let wanted: Vec<(NaiveDate, Vec<Option<Mark>>)> = first
+        let wanted: Marked = first
             .iter_days()
             .take_while(|day| *day <= last)
             .filter_map(|day| Some((day, marks.of(day)?)))
             .collect();
         // The days to sum again, and whether any was never summed.
-        let (stale, unseen): (Vec<(NaiveDate, Vec<Option<Mark>>)>, bool) = {
+        let (stale, unseen): (Marked, bool) = {
             let kept = self.lock();
             let days = kept
                 .iter()
@@ -194,12 +197,7 @@ impl FilteredCache {
 
     /// Keeps the `fresh` summaries of the `stale` days under `filter`, then
     /// forgets the least recently read filters over the bounds.
-    fn keep(
-        &self,
-        filter: &Filter,
-        stale: Vec<(NaiveDate, Vec<Option<Mark>>)>,
-        fresh: Vec<DaySummary>,
-    ) {
+    fn keep(&self, filter: &Filter, stale: Marked, fresh: Vec<DaySummary>) {
         let mut fresh: HashMap<NaiveDate, DaySummary> =
             fresh.into_iter().map(|s| (s.day, s)).collect();
         let mut kept = self.lock();
@@ -239,11 +237,7 @@ struct Ending {
 
 impl Ending {
     /// Keeps what was summed (before its waiters are told, so they find it).
-    fn finish(
-        self,
-        summed: Result<Vec<DaySummary>, StoreError>,
-        stale: Vec<(NaiveDate, Vec<Option<Mark>>)>,
-    ) {
+    fn finish(self, summed: Result<Vec<DaySummary>, StoreError>, stale: Marked) {
         let result = summed.map(|fresh| self.cache.keep(&self.filter, stale, fresh));
         if let Err(error) = &result {
             tracing::warn!(%error, "a filtered sum failed");

@@ -111,10 +111,7 @@ async fn people_seen_since(app: &TestApp, since: chrono::DateTime<chrono::Utc>) 
 /// The realtime count of the demo's store, between what its rows said
 /// just before the request (at most that many were seen within five
 /// minutes of it) and just after.
-async fn realtime_within_its_rows(
-    app: &TestApp,
-    read: impl std::future::Future<Output = u64>,
-) -> u64 {
+async fn realtime_within_its_rows(app: &TestApp, read: impl Future<Output = u64>) -> u64 {
     let five = chrono::Duration::minutes(5);
     let before = people_seen_since(app, chrono::Utc::now() - five).await;
     let answered = read.await;
@@ -516,6 +513,11 @@ async fn keys_are_scoped_revocable_and_limited_and_strangers_learn_nothing() {
         (
             json!({"site_id": "demo", "metrics": ["visitors"], "date_range": "30d", "filters": [["matches", "event:page", ["^/"]]]}),
             "filters",
+        ),
+        // Rows summed one by one (metrics beyond visitors): at most 100.
+        (
+            json!({"site_id": "demo", "metrics": ["visits"], "date_range": "30d", "dimensions": ["event:page"], "pagination": {"limit": 500}}),
+            "pagination",
         ),
     ] {
         let (status, answer) = query(&app, &body, &third).await;

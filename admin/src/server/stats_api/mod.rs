@@ -6,7 +6,7 @@
 //! Every request needs a key (`Authorization: Bearer wck_…`, see
 //! [`keys`]) that reads the store named by `site_id`; without one it gets
 //! 401 and nothing else, whatever it asks. The answers are the read side's
-//! [`Query`](reading::query::Query), translated here and nowhere else
+//! [`Query`], translated here and nowhere else
 //! ([`words`]); docs/STATS-API.md lists what maps to what.
 
 pub mod keys;
