@@ -160,6 +160,20 @@ impl Marks {
             .then_some(marks)
     }
 
+    /// The days from `first` to `last` that any readable store has
+    /// something on, each with every store's mark ([`of`](Self::of)).
+    pub(crate) fn days_between(
+        &self,
+        first: NaiveDate,
+        last: NaiveDate,
+    ) -> Vec<(NaiveDate, Vec<Option<Mark>>)> {
+        first
+            .iter_days()
+            .take_while(|day| *day <= last)
+            .filter_map(|day| Some((day, self.of(day)?)))
+            .collect()
+    }
+
     /// The stores that could be read.
     pub(crate) fn readable(
         &self,

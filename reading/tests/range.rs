@@ -123,22 +123,28 @@ async fn a_store_that_never_answers_holds_the_tab_for_a_bounded_time() {
     assert_eq!(rows.len(), 10, "the other store's rows are there");
 }
 
-/// A store whose first sum takes longer than a reader waits: the tab's
-/// read gives up at the deadline, the start's warm-up does not, and the
-/// reads after it answer from what it kept.
-#[tokio::test]
-async fn a_first_sum_longer_than_the_deadline_is_finished_by_the_warm_up() {
+/// A store with yesterday's 40 visitor-days whose sums take a second
+/// longer than a reader waits, its reading, and today.
+async fn slower_than_the_deadline() -> (Arc<MemoryStore>, Reading, NaiveDate) {
     let store = memory("big");
     let today = Utc::now().date_naive();
-    let yesterday = today - Days::new(1);
     store
-        .record(&day(&store, yesterday, 40))
+        .record(&day(&store, today - Days::new(1), 40))
         .await
         .expect("kept");
     store.set_summary_delay(
         whocomes_reading::deadline::READ_DEADLINE + std::time::Duration::from_secs(1),
     );
     let reading = reading(vec![store.clone() as Arc<dyn ActivityStore>]);
+    (store, reading, today)
+}
+
+/// A store whose first sum takes longer than a reader waits: the tab's
+/// read gives up at the deadline, the start's warm-up does not, and the
+/// reads after it answer from what it kept.
+#[tokio::test]
+async fn a_first_sum_longer_than_the_deadline_is_finished_by_the_warm_up() {
+    let (_, reading, today) = slower_than_the_deadline().await;
     reading
         .warm(7, today)
         .await
@@ -162,16 +168,9 @@ async fn a_first_sum_longer_than_the_deadline_is_finished_by_the_warm_up() {
 async fn a_filtered_sum_outlasting_the_deadline_is_kept_and_new_ones_are_bounded() {
     use activity::filter::Filter;
     use tokio::time::Instant;
-    let store = memory("big");
-    let today = Utc::now().date_naive();
+    let (store, reading, today) = slower_than_the_deadline().await;
     let yesterday = today - Days::new(1);
-    store
-        .record(&day(&store, yesterday, 40))
-        .await
-        .expect("kept");
     let slow = whocomes_reading::deadline::READ_DEADLINE + std::time::Duration::from_secs(1);
-    store.set_summary_delay(slow);
-    let reading = reading(vec![store.clone() as Arc<dyn ActivityStore>]);
     let filter = Filter::from_query("kind=person").expect("a filter");
 
     let began = Instant::now();

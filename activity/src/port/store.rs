@@ -75,6 +75,18 @@ impl StoreError {
             Self::Unavailable(_) | Self::Busy { .. } | Self::Failed(_)
         )
     }
+
+    /// What kind of error it is, in words that hold nothing of its text: for
+    /// a log line about a read whose filter came from a request (an engine's
+    /// message may echo the values it was given).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Unavailable(_) => "unavailable",
+            Self::Busy { .. } => "busy",
+            Self::Failed(_) => "failed",
+            Self::Corrupt(_) => "corrupt",
+        }
+    }
 }
 
 /// How long rows are kept.

@@ -73,11 +73,7 @@ impl FilteredCache {
         steps: &[FunnelStep],
         filter: &Filter,
     ) -> Result<Summaries, StoreError> {
-        let wanted: Marked = first
-            .iter_days()
-            .take_while(|day| *day <= last)
-            .filter_map(|day| Some((day, marks.of(day)?)))
-            .collect();
+        let wanted: Marked = marks.days_between(first, last);
         // The days to sum again, and whether any was never summed.
         let (stale, unseen): (Marked, bool) = {
             let kept = self.lock();
@@ -240,7 +236,7 @@ impl Ending {
     fn finish(self, summed: Result<Vec<DaySummary>, StoreError>, stale: Marked) {
         let result = summed.map(|fresh| self.cache.keep(&self.filter, stale, fresh));
         if let Err(error) = &result {
-            tracing::warn!(%error, "a filtered sum failed");
+            tracing::warn!(error = error.kind(), "a filtered sum failed");
         }
         self.done.send_replace(Some(result));
     }

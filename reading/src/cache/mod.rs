@@ -107,11 +107,7 @@ impl SummaryCache {
                 }
             })
             .await;
-        let wanted: Stale = first
-            .iter_days()
-            .take_while(|day| *day <= last)
-            .filter_map(|day| Some((day, marks.of(day)?)))
-            .collect();
+        let wanted: Stale = marks.days_between(first, last);
         let (stale, unseen): (Stale, bool) = {
             let kept = self.lock();
             let stale: Stale = wanted

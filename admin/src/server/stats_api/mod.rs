@@ -123,7 +123,10 @@ pub(crate) async fn answer(admin: &Admin, name: &str, request: http::Request<Bod
     match reading.query(&query).await {
         Ok(rows) => json_answer((asked.shape)(&query, &rows)),
         Err(store_error) => {
-            tracing::warn!(error = %store_error, "a stats API query could not be read");
+            tracing::warn!(
+                error = store_error.kind(),
+                "a stats API query could not be read"
+            );
             error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "The store cannot be read now; retry shortly",
