@@ -25,6 +25,7 @@
 pub mod cache;
 pub mod deadline;
 pub mod export;
+pub mod index;
 mod marks;
 mod merge;
 pub mod query;
@@ -52,6 +53,7 @@ pub struct Reading {
     steps: Vec<FunnelStep>,
     cache: Arc<SummaryCache>,
     filtered: Arc<cache::filtered::FilteredCache>,
+    index: Arc<index::VisitorIndex>,
     last_known: Arc<marks::LastKnown>,
 }
 
@@ -74,6 +76,7 @@ impl Reading {
             steps,
             cache: Arc::default(),
             filtered: Arc::default(),
+            index: Arc::default(),
             last_known: Arc::default(),
         }
     }
@@ -96,6 +99,11 @@ impl Reading {
     /// The day summaries kept under filters.
     fn filtered_cache(&self) -> &Arc<cache::filtered::FilteredCache> {
         &self.filtered
+    }
+
+    /// The visitor-days held in memory for filtered reads.
+    pub fn index(&self) -> &Arc<index::VisitorIndex> {
+        &self.index
     }
 
     /// What each store said when it was last read.

@@ -22,6 +22,14 @@ pub(crate) struct Mark {
     expired: bool,
 }
 
+impl Mark {
+    /// Whether the store may hold visitor rows of the day: it had
+    /// something on it, and its rows have not expired.
+    pub(crate) fn may_have_rows(&self) -> bool {
+        !self.expired && (self.requests > 0 || self.files > 0)
+    }
+}
+
 /// One store's answer.
 #[derive(Clone, Debug)]
 struct Said {

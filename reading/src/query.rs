@@ -301,9 +301,14 @@ impl Reading {
                 .summaries(stores, &marks, first, last, self.steps());
             return Ok(within("the day summaries", read).await?.days);
         }
-        let read =
-            self.filtered_cache()
-                .summaries(stores, &marks, (first, last), self.steps(), filter);
+        let read = self.filtered_cache().summaries(
+            stores,
+            &marks,
+            (first, last),
+            self.steps(),
+            filter,
+            self.index(),
+        );
         Ok(within("the filtered day summaries", read).await?.days)
     }
 }

@@ -96,8 +96,15 @@ impl Reading {
         self.last_known().fill(&mut marks, chrono::Utc::now());
         self.cache()
             .summaries(stores, &marks, previous_first, last, self.steps())
-            .await
-            .map(|_| ())
+            .await?;
+        // Then the visitor-days a filter reads, held for filters never
+        // read before.
+        if !marks.any_stale() {
+            self.index()
+                .refresh(stores, &marks.days_between(previous_first, last))
+                .await?;
+        }
+        Ok(())
     }
 
     /// [`range`](Self::range) of the visitor-days `filter` lets through. With
@@ -135,6 +142,7 @@ impl Reading {
                     (previous_first, last),
                     steps,
                     filter,
+                    self.index(),
                 ),
             )
             .await

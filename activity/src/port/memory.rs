@@ -102,13 +102,26 @@ impl MemoryStore {
         *lock(&self.gone) = gone;
     }
 
-    /// Makes every later day's sum ([`ActivityStore::day_summaries`]) take
-    /// `delay` first. For tests of a slow read. Needs the `server` feature
+    /// Makes every later day's sum ([`ActivityStore::day_summaries`]) and
+    /// every later page of visitor rows ([`ActivityStore::visitors_page`])
+    /// take `delay` first, as a big store's reads of every row do. For
+    /// tests of a slow read. Needs the `server` feature
     /// (a Tokio timer).
     #[cfg(feature = "server")]
     #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
     pub fn set_summary_delay(&self, delay: Duration) {
         *lock(&self.summary_delay) = delay;
+    }
+
+    /// Waits as [`set_summary_delay`](Self::set_summary_delay) said.
+    async fn slow_read(&self) {
+        #[cfg(feature = "server")]
+        {
+            let delay = *lock(&self.summary_delay);
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+        }
     }
 
     /// Answers as a store that is there, or as [`set_gone`](Self::set_gone) said.
@@ -221,6 +234,7 @@ impl ActivityStore for MemoryStore {
         limit: usize,
     ) -> Result<Vec<VisitorDay>, StoreError> {
         self.reachable().await?;
+        self.slow_read().await;
         page_of_visitors(self, since, after, limit).await
     }
 
@@ -252,13 +266,7 @@ impl ActivityStore for MemoryStore {
         filter: &Filter,
     ) -> Result<Vec<DaySummary>, StoreError> {
         self.reachable().await?;
-        #[cfg(feature = "server")]
-        {
-            let delay = *lock(&self.summary_delay);
-            if !delay.is_zero() {
-                tokio::time::sleep(delay).await;
-            }
-        }
+        self.slow_read().await;
         read_and_summarize(self, first, last, steps, filter).await
     }
 

@@ -10,11 +10,11 @@
 //! this rule filter by filter. The tab's address and the stats API write
 //! filters in [`Filter::parse_pair`]'s words.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::request::bot_class::BotClass;
 use crate::request::source::{Source, SourceGroup};
 use crate::sums::report::MergedVisitor;
 use crate::verdict::rule::VisitorKind;
@@ -340,46 +340,75 @@ impl Filter {
 /// Whether `condition` holds for `visitor`: some held text matches some
 /// value (for `is not` and `does not contain`: none does).
 fn condition_holds(condition: &Condition, visitor: &MergedVisitor) -> bool {
-    let campaign = visitor.pages.campaign.as_ref().map(|at| &at.campaign);
-    let found = match condition.dimension {
-        Dimension::Page => any_matches(condition, visitor.paths.keys().map(String::as_str)),
-        Dimension::EntryPage => any_matches(
-            condition,
-            visitor.pages.entry.iter().map(|p| p.path.as_str()),
-        ),
-        Dimension::ExitPage => any_matches(
-            condition,
-            visitor.pages.exit.iter().map(|p| p.path.as_str()),
-        ),
-        Dimension::Source => {
-            let texts: Vec<String> = visitor.sources.keys().map(Source::to_string).collect();
-            let mut held: Vec<&str> = texts.iter().map(String::as_str).collect();
-            for group in source_groups(visitor.sources.keys()) {
-                held.push(group_word(group));
-            }
-            any_matches(condition, held)
-        }
-        Dimension::UtmSource => any_matches(condition, campaign.and_then(|c| c.source.as_deref())),
-        Dimension::UtmMedium => any_matches(condition, campaign.and_then(|c| c.medium.as_deref())),
-        Dimension::UtmCampaign => any_matches(condition, campaign.and_then(|c| c.name.as_deref())),
-        Dimension::Country => any_matches(condition, visitor.country.as_ref().map(|c| c.as_str())),
-        Dimension::Kind => any_matches(condition, Some(kind_word(visitor.kind()))),
-        Dimension::BotClass => {
-            any_matches(condition, visitor.classes().iter().map(BotClass::as_str))
-        }
-        Dimension::Store => any_matches(condition, visitor.stores.iter().map(|s| s.as_str())),
-    };
-    found != condition.op.negated()
+    condition.holds_for(
+        held_texts(visitor, condition.dimension)
+            .iter()
+            .map(|t| t.as_ref()),
+    )
 }
 
-/// Whether some held text matches some value of `condition`.
-fn any_matches<'a>(condition: &Condition, held: impl IntoIterator<Item = &'a str>) -> bool {
-    held.into_iter().any(|text| {
-        condition
-            .values
+impl Condition {
+    /// Whether it holds for a visitor-day that holds `held` on its
+    /// dimension ([`held_texts`]): some held text matches some value (for
+    /// `is not` and `does not contain`: none does).
+    pub fn holds_for<'a>(&self, held: impl IntoIterator<Item = &'a str>) -> bool {
+        held.into_iter().any(|text| self.matches_text(text)) != self.op.negated()
+    }
+
+    /// Whether one held text matches one of its values, before negation:
+    /// what an index of held texts asks of each distinct text.
+    pub fn matches_text(&self, held: &str) -> bool {
+        self.values
             .iter()
-            .any(|value| condition.op.compares(text, value))
-    })
+            .any(|value| self.op.compares(held, value))
+    }
+}
+
+/// What a visitor-day holds on `dimension`, each text as a condition's
+/// values are written: its paths, its entry or exit page, its sources'
+/// texts and their groups' words, its campaign's labels, its country's
+/// code, its kind's word, its bot classes, its stores. The one place that
+/// says what a filter looks at.
+pub fn held_texts(visitor: &MergedVisitor, dimension: Dimension) -> Vec<Cow<'_, str>> {
+    let campaign = visitor.pages.campaign.as_ref().map(|at| &at.campaign);
+    fn borrowed(text: Option<&str>) -> Vec<Cow<'_, str>> {
+        text.map(Cow::Borrowed).into_iter().collect()
+    }
+    match dimension {
+        Dimension::Page => visitor
+            .paths
+            .keys()
+            .map(|p| Cow::Borrowed(p.as_str()))
+            .collect(),
+        Dimension::EntryPage => borrowed(visitor.pages.entry.as_ref().map(|p| p.path.as_str())),
+        Dimension::ExitPage => borrowed(visitor.pages.exit.as_ref().map(|p| p.path.as_str())),
+        Dimension::Source => {
+            let mut held: Vec<Cow<'_, str>> = visitor
+                .sources
+                .keys()
+                .map(|source| Cow::Owned(source.to_string()))
+                .collect();
+            for group in source_groups(visitor.sources.keys()) {
+                held.push(Cow::Borrowed(group_word(group)));
+            }
+            held
+        }
+        Dimension::UtmSource => borrowed(campaign.and_then(|c| c.source.as_deref())),
+        Dimension::UtmMedium => borrowed(campaign.and_then(|c| c.medium.as_deref())),
+        Dimension::UtmCampaign => borrowed(campaign.and_then(|c| c.name.as_deref())),
+        Dimension::Country => borrowed(visitor.country.as_ref().map(|c| c.as_str())),
+        Dimension::Kind => vec![Cow::Borrowed(kind_word(visitor.kind()))],
+        Dimension::BotClass => visitor
+            .classes()
+            .iter()
+            .map(|class| Cow::Borrowed(class.as_str()))
+            .collect(),
+        Dimension::Store => visitor
+            .stores
+            .iter()
+            .map(|s| Cow::Borrowed(s.as_str()))
+            .collect(),
+    }
 }
 
 /// The groups a visitor-day's sources put it in (`typed` when it has none),

@@ -24,6 +24,7 @@ use chrono::NaiveDate;
 use tokio::sync::{Semaphore, watch};
 
 use super::{FRESH_WAIT, Summaries};
+use crate::index::{Marked, SummedDay, VisitorIndex};
 use crate::marks::{Mark, Marks};
 use crate::merge;
 
@@ -39,9 +40,6 @@ pub const DAYS: usize = 2048;
 /// A filter's days: each with the marks it was summed under, and its
 /// summary (`None`: no visitor-day of that day passes the filter).
 type Days = HashMap<NaiveDate, (Vec<Option<Mark>>, Option<Arc<DaySummary>>)>;
-
-/// Days with the marks they are (to be) summed under.
-type Marked = Vec<(NaiveDate, Vec<Option<Mark>>)>;
 
 /// Filtered day summaries, by filter, the most recently read last.
 #[derive(Debug)]
@@ -72,6 +70,7 @@ impl FilteredCache {
         (first, last): (NaiveDate, NaiveDate),
         steps: &[FunnelStep],
         filter: &Filter,
+        index: &Arc<VisitorIndex>,
     ) -> Result<Summaries, StoreError> {
         let wanted: Marked = marks.days_between(first, last);
         // The days to sum again, and whether any was never summed.
@@ -121,14 +120,15 @@ impl FilteredCache {
                         };
                         let stores = stores.to_vec();
                         let steps = steps.to_vec();
+                        let index = Arc::clone(index);
                         // Its own task: given up by the reader, it goes on
                         // and is kept.
                         tokio::spawn(async move {
                             let _permit = permit;
                             let summed =
-                                merge::day_summaries(&stores, (from, to), &steps, &ending.filter)
+                                sum(&index, &stores, (from, to), stale, &steps, &ending.filter)
                                     .await;
-                            ending.finish(summed, stale);
+                            ending.finish(summed);
                         });
                         Some(ended)
                     }
@@ -191,21 +191,18 @@ impl FilteredCache {
         Ok(Summaries { days, current })
     }
 
-    /// Keeps the `fresh` summaries of the `stale` days under `filter`, then
-    /// forgets the least recently read filters over the bounds.
-    fn keep(&self, filter: &Filter, stale: Marked, fresh: Vec<DaySummary>) {
-        let mut fresh: HashMap<NaiveDate, DaySummary> =
-            fresh.into_iter().map(|s| (s.day, s)).collect();
+    /// Keeps the `summed` days under `filter` (each with the marks it was
+    /// summed under), then forgets the least recently read filters over
+    /// the bounds.
+    fn keep(&self, filter: &Filter, summed: Vec<SummedDay>) {
         let mut kept = self.lock();
         // Moved (or put) last: the bounds forget others first.
         let mut entry = match kept.iter().position(|(kept, _)| kept == filter) {
             Some(at) => kept.remove(at).expect("found above"),
             None => (filter.clone(), Days::new()),
         };
-        for (day, marks) in stale {
-            entry
-                .1
-                .insert(day, (marks, fresh.remove(&day).map(Arc::new)));
+        for (day, marks, summary) in summed {
+            entry.1.insert(day, (marks, summary.map(Arc::new)));
         }
         kept.push_back(entry);
         while kept.len() > FILTERS
@@ -218,6 +215,39 @@ impl FilteredCache {
     fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(Filter, Days)>> {
         lock(&self.kept)
     }
+}
+
+/// The `stale` days (from `from` to `to`) summed under `filter`: from the
+/// visitor index when it holds every one of them, else by the stores. A
+/// day the index holds under older marks (today, on a live site) is read
+/// again in the background and waited for at most `FRESH_WAIT`; if it is
+/// still being read it is summed as held and kept under the marks it was
+/// read under, so the next read sums it again.
+async fn sum(
+    index: &Arc<VisitorIndex>,
+    stores: &[Arc<dyn ActivityStore>],
+    (from, to): (NaiveDate, NaiveDate),
+    stale: Marked,
+    steps: &[FunnelStep],
+    filter: &Filter,
+) -> Result<Vec<SummedDay>, StoreError> {
+    if !index.current(&stale) {
+        index.refresh_soon(stores, stale.clone());
+        index.current_within(&stale, FRESH_WAIT).await;
+    }
+    if let Some(summed) = index.summaries(&stale, steps, filter).await {
+        return Ok(summed);
+    }
+    let mut fresh: HashMap<NaiveDate, DaySummary> =
+        merge::day_summaries(stores, (from, to), steps, filter)
+            .await?
+            .into_iter()
+            .map(|summary| (summary.day, summary))
+            .collect();
+    Ok(stale
+        .into_iter()
+        .map(|(day, marks)| (day, marks, fresh.remove(&day)))
+        .collect())
 }
 
 /// What a filter's sum ended with: `None` while it runs.
@@ -233,8 +263,8 @@ struct Ending {
 
 impl Ending {
     /// Keeps what was summed (before its waiters are told, so they find it).
-    fn finish(self, summed: Result<Vec<DaySummary>, StoreError>, stale: Marked) {
-        let result = summed.map(|fresh| self.cache.keep(&self.filter, stale, fresh));
+    fn finish(self, summed: Result<Vec<SummedDay>, StoreError>) {
+        let result = summed.map(|summed| self.cache.keep(&self.filter, summed));
         if let Err(error) = &result {
             tracing::warn!(error = error.kind(), "a filtered sum failed");
         }
