@@ -34,6 +34,29 @@ use whocomes_admin::span::Span;
 /// the visitor-days' sources) and a page (a join to their paths).
 const BENCH_FILTERS: [&str; 2] = ["source=linkedin", "page=/about"];
 
+/// Filters never read before, each round's its own (`{n}`: a number
+/// from 5 to 294, a path of the sample's), by how many visitor-days they
+/// let through.
+const NEW_FILTERS: [(&str, &str); 3] = [
+    ("page=/notes/N (few)", "page=/notes/{n}"),
+    (
+        "source=linkedin&page=!/notes/N (one in eight)",
+        "source=linkedin&page=!/notes/{n}",
+    ),
+    (
+        "kind=person&page=!/notes/N (four in five)",
+        "kind=person&page=!/notes/{n}",
+    ),
+];
+
+/// What the process holds in memory now (Linux; 0 elsewhere).
+fn resident_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|statm| statm.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * 4096)
+}
+
 /// Every card of the last `range` days, unfiltered, signed in.
 async fn all_cards(admin: &Admin, range: u16) -> whocomes_admin::model::Overview {
     overview::overview(
@@ -247,12 +270,43 @@ async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
         // A server that has run a while has finished its start's warm-up
         // (every day summed, without the tab's deadline): how long that
         // takes, once.
-        let began = Instant::now();
+        let (began, resident) = (Instant::now(), resident_bytes());
         admin.warm_up().await;
+        let index = admin.reading().index();
         eprintln!(
-            "  the start's warm-up (every day of 365, no deadline): {:.1?}",
-            began.elapsed()
+            "  the start's warm-up (every day of 365 summed, then the visitor index read; no deadline): {:.1?}; the index holds {} visitor-days, the process grew by {:.0} MB ({:.0} bytes a visitor-day)",
+            began.elapsed(),
+            index.len(),
+            (resident_bytes().saturating_sub(resident)) as f64 / 1e6,
+            resident_bytes().saturating_sub(resident) as f64 / index.len().max(1) as f64,
         );
+        // A filter never read before: each round a new one (the kept
+        // filters never hold it), in rounds alternating with the
+        // unfiltered live read. Three shapes: a path few visitor-days
+        // read; a source's (one in eight); and people's (four in five).
+        let round = std::sync::atomic::AtomicU32::new(0);
+        for (label, shape) in NEW_FILTERS {
+            alternate(
+                &format!("all cards, {range} days, live"),
+                || live_unfiltered(&store, &admin, range),
+                &format!("all cards, {range} days, live, a filter never read: {label}"),
+                || async {
+                    let n = round.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 290 + 5;
+                    let filter =
+                        activity::filter::Filter::from_query(&shape.replace("{n}", &n.to_string()))
+                            .expect("a filter");
+                    live_write(&store).await;
+                    let began = Instant::now();
+                    let overview =
+                        overview::overview(&admin, Span::Last(range), Utc::now(), true, &filter)
+                            .await;
+                    let elapsed = began.elapsed();
+                    assert!(answered(&overview), "a new filter answers");
+                    elapsed
+                },
+            )
+            .await;
+        }
         // Live: 100 new hits land today before every read, so today's
         // summary is read again each time (its figures changed).
         time(&format!("all cards, {range} days, live"), || async {

@@ -1,31 +1,31 @@
 //! One day's visitor-days, merged across stores, held compactly in memory
-//! for filtered reads: each text (a path, a source, a campaign's label, a
-//! store's name) kept once, each row its counts and the texts' numbers,
-//! and for every filter dimension which rows hold which text
-//! ([`filter::held_texts`], the filter's own rule), so that a filter picks
-//! its rows by the distinct texts it matches, not by reading every row.
+//! for filtered reads: each text (a path, a campaign) and each set of
+//! sources kept once and numbered, each row its counts, its verdict (kind,
+//! classes) and the numbers of its texts; and for every filter dimension
+//! which rows hold which text ([`filter::held_texts`], the filter's own
+//! rule), so that a filter picks its rows by the distinct texts it
+//! matches, not by reading every row.
 //!
-//! The rows a filter picks are made back into visitor-days and summed by
-//! the reference summing (`summary::summarize_filtered`), so a day summed
-//! here is the day a store sums under the same filter. No token is kept:
-//! a summary never reads one, and the index need not hold it.
+//! The rows a filter picks are summed here by number, as a store's engine
+//! sums them (`stores/sql/src/summary.rs`): this is the index's twin of
+//! `summary::summarize_filtered`, the reference, and the tests hold it to
+//! the reference on every dimension and comparison. No token, address or
+//! time of day is kept: a summary reads none.
 
 use std::collections::{BTreeMap, HashMap};
 
-use activity::StoreName;
-use activity::bot_class::ClassSet;
+use activity::bot_class::{BotClass, ClassSet};
+use activity::campaign::Campaign;
 use activity::country::Country;
 use activity::evidence::Evidence;
 use activity::filter::{self, Dimension, Filter};
-use activity::page_loads::{CampaignAt, PageAt, PageLoads};
-use activity::report::{FunnelStep, MergedVisitor};
+use activity::report::{BotCount, FunnelStep, MergedVisitor, PathTotal, VisitorKind};
 use activity::source::Source;
-use activity::summary::{self, DaySummary};
-use activity::token::VisitorToken;
-use chrono::{DateTime, NaiveDate, Utc};
+use activity::summary::{DaySummary, DaySums};
+use chrono::NaiveDate;
 use fixedbitset::FixedBitSet;
 
-/// Where a row's list starts in a shared list, and how long it is.
+/// Where a row's paths start in the day's list of paths, and how many.
 #[derive(Clone, Copy, Debug)]
 struct Span {
     start: u32,
@@ -33,161 +33,137 @@ struct Span {
 }
 
 impl Span {
-    fn of<T>(list: &[T], from: usize) -> Option<Self> {
-        Some(Self {
-            start: u32::try_from(from).ok()?,
-            len: u32::try_from(list.len() - from).ok()?,
-        })
-    }
-
     fn range(self) -> std::ops::Range<usize> {
         let start = self.start as usize;
         start..start + self.len as usize
     }
 }
 
-/// A page load kept: when, and its path's number.
-type Page = (DateTime<Utc>, u32);
-
-/// One visitor-day, its texts by number.
+/// One visitor-day: its counts, its verdict, its texts by number.
 #[derive(Debug)]
 struct Row {
     requests: u64,
     bots: u64,
     self_reads: u64,
-    evidence: Evidence,
+    kind: VisitorKind,
+    /// The classes it counts under (the verdict's).
     classes: ClassSet,
+    /// Moved to scanners and crawlers for want of evidence.
+    disguised: bool,
+    /// A claimed crawler verified by its address.
+    verified: bool,
     country: Option<Country>,
     page_loads: u64,
     stay_ms: u64,
     visits: u64,
-    entry: Option<Page>,
-    exit: Option<Page>,
+    /// Its entry and exit pages and campaign, by number.
+    entry: Option<u32>,
+    exit: Option<u32>,
+    campaign: Option<u32>,
+    /// Its set of sources, by number in `source_sets`.
+    sources: u32,
     paths: Span,
-    sources: Span,
-    stores: Span,
 }
-
-/// A row's campaign: when, and its three labels' numbers.
-type CampaignRow = (DateTime<Utc>, [Option<u32>; 3]);
 
 /// One day's visitor-days, held for filtered reads.
 #[derive(Debug)]
 pub(crate) struct DayRows {
     day: NaiveDate,
-    texts: Vec<Box<str>>,
-    sources: Vec<Source>,
+    /// Paths by number.
+    paths: Vec<Box<str>>,
+    campaigns: Vec<Campaign>,
+    /// Each distinct set of sources a visitor-day came from.
+    source_sets: Vec<Vec<Source>>,
     rows: Vec<Row>,
-    /// Every row's paths and requests, row after row.
-    paths: Vec<(u32, u64)>,
-    /// Every row's sources (by number in `sources`) and page loads.
-    source_loads: Vec<(u32, u64)>,
-    /// The stores that saw the day's visitor-days.
-    store_names: Vec<StoreName>,
-    /// Every row's stores (by number in `store_names`).
-    stores: Vec<u32>,
-    /// The campaigns of the rows that have one, by row.
-    campaigns: HashMap<u32, CampaignRow>,
+    /// Every row's paths (by number) and requests, row after row.
+    requests: Vec<(u32, u64)>,
     /// Per dimension (in [`Dimension::ALL`]'s order): each text held, with
     /// the rows that hold it.
     held: Vec<Vec<(Box<str>, Vec<u32>)>>,
 }
 
-/// Texts kept once, each by its number.
-#[derive(Default)]
-struct Texts {
-    numbers: HashMap<Box<str>, u32>,
-    texts: Vec<Box<str>>,
+/// Values kept once, each by its number.
+struct Numbered<T> {
+    numbers: HashMap<T, u32>,
+    values: Vec<T>,
 }
 
-impl Texts {
-    fn number(&mut self, text: &str) -> u32 {
-        if let Some(number) = self.numbers.get(text) {
-            return *number;
+impl<T> Default for Numbered<T> {
+    fn default() -> Self {
+        Self {
+            numbers: HashMap::new(),
+            values: Vec::new(),
         }
-        let number = u32::try_from(self.texts.len()).unwrap_or(u32::MAX);
-        self.texts.push(text.into());
-        self.numbers.insert(text.into(), number);
-        number
+    }
+}
+
+impl<T: Clone + Eq + std::hash::Hash> Numbered<T> {
+    /// The number of `value`; `None` past four billion values.
+    fn number(&mut self, value: &T) -> Option<u32> {
+        if let Some(number) = self.numbers.get(value) {
+            return Some(*number);
+        }
+        let number = u32::try_from(self.values.len()).ok()?;
+        self.values.push(value.clone());
+        self.numbers.insert(value.clone(), number);
+        Some(number)
     }
 }
 
 impl DayRows {
     /// Holds `visitors` (one day's, merged across stores). `None` when a
-    /// list is too long to number (billions of texts: never on a real day);
-    /// such a day is summed by the stores.
+    /// list is too long to number (billions: never on a real day); such a
+    /// day is summed by the stores.
     pub(crate) fn new(day: NaiveDate, visitors: &[MergedVisitor]) -> Option<Self> {
-        let mut texts = Texts::default();
-        let mut sources: Vec<Source> = Vec::new();
-        let mut source_numbers: HashMap<Source, u32> = HashMap::new();
+        let mut paths: Numbered<Box<str>> = Numbered::default();
+        let mut campaigns: Numbered<Campaign> = Numbered::default();
+        let mut source_sets: Numbered<Vec<Source>> = Numbered::default();
         let mut rows = Vec::with_capacity(visitors.len());
-        let (mut paths, mut source_loads, mut stores) = (Vec::new(), Vec::new(), Vec::new());
-        let mut campaigns = HashMap::new();
-        let mut store_names: Vec<StoreName> = Vec::new();
+        let mut requests = Vec::new();
         let mut held: Vec<BTreeMap<Box<str>, Vec<u32>>> =
             vec![BTreeMap::new(); Dimension::ALL.len()];
         for (at, visitor) in visitors.iter().enumerate() {
             let at = u32::try_from(at).ok()?;
-            let from = paths.len();
-            for (path, requests) in &visitor.paths {
-                paths.push((texts.number(path), *requests));
+            let start = u32::try_from(requests.len()).ok()?;
+            for (path, count) in &visitor.paths {
+                requests.push((paths.number(&path.as_str().into())?, *count));
             }
-            let path_span = Span::of(&paths, from)?;
-            let from = source_loads.len();
-            for (source, loads) in &visitor.sources {
-                let number = match source_numbers.get(source) {
-                    Some(number) => *number,
-                    None => {
-                        let number = u32::try_from(sources.len()).ok()?;
-                        sources.push(source.clone());
-                        source_numbers.insert(source.clone(), number);
-                        number
-                    }
-                };
-                source_loads.push((number, *loads));
-            }
-            let source_span = Span::of(&source_loads, from)?;
-            let from = stores.len();
-            for store in &visitor.stores {
-                let number = match store_names.iter().position(|kept| kept == store) {
-                    Some(number) => number,
-                    None => {
-                        store_names.push(store.clone());
-                        store_names.len() - 1
-                    }
-                };
-                stores.push(u32::try_from(number).ok()?);
-            }
-            let store_span = Span::of(&stores, from)?;
-            let mut page = |page: &Option<PageAt>| {
-                page.as_ref()
-                    .map(|page| (page.at, texts.number(&page.path)))
+            let span = Span {
+                start,
+                len: u32::try_from(requests.len()).ok()? - start,
             };
-            let (entry, exit) = (page(&visitor.pages.entry), page(&visitor.pages.exit));
-            if let Some(CampaignAt { at: when, campaign }) = &visitor.pages.campaign {
-                let mut label = |label: &Option<String>| label.as_deref().map(|l| texts.number(l));
-                let labels = [
-                    label(&campaign.source),
-                    label(&campaign.medium),
-                    label(&campaign.name),
-                ];
-                campaigns.insert(at, (*when, labels));
-            }
+            let pages = &visitor.pages;
+            let entry = match &pages.entry {
+                Some(page) => Some(paths.number(&page.path.as_str().into())?),
+                None => None,
+            };
+            let exit = match &pages.exit {
+                Some(page) => Some(paths.number(&page.path.as_str().into())?),
+                None => None,
+            };
+            let campaign = match &pages.campaign {
+                Some(at) => Some(campaigns.number(&at.campaign)?),
+                None => None,
+            };
+            let sources: Vec<Source> = visitor.sources.keys().cloned().collect();
+            let verdict = visitor.counts().verdict();
             rows.push(Row {
                 requests: visitor.requests,
                 bots: visitor.bots,
                 self_reads: visitor.self_reads,
-                evidence: visitor.evidence,
-                classes: visitor.bot_classes,
+                kind: verdict.kind,
+                classes: verdict.classes(visitor.bot_classes),
+                disguised: verdict.disguised(),
+                verified: visitor.evidence.has(Evidence::VERIFIED),
                 country: visitor.country,
-                page_loads: visitor.pages.count,
-                stay_ms: visitor.pages.stay_ms,
-                visits: visitor.pages.visits,
+                page_loads: pages.count,
+                stay_ms: pages.stay_ms,
+                visits: pages.visits,
                 entry,
                 exit,
-                paths: path_span,
-                sources: source_span,
-                stores: store_span,
+                campaign,
+                sources: source_sets.number(&sources)?,
+                paths: span,
             });
             for (dimension, held) in Dimension::ALL.iter().zip(held.iter_mut()) {
                 for text in filter::held_texts(visitor, *dimension) {
@@ -197,14 +173,11 @@ impl DayRows {
         }
         Some(Self {
             day,
-            texts: texts.texts,
-            sources,
+            paths: paths.values,
+            campaigns: campaigns.values,
+            source_sets: source_sets.values,
             rows,
-            paths,
-            source_loads,
-            store_names,
-            stores,
-            campaigns,
+            requests,
             held: held
                 .into_iter()
                 .map(|held| held.into_iter().collect())
@@ -242,75 +215,163 @@ impl DayRows {
         chosen
     }
 
-    /// The row `at`, made back into a visitor-day (with a stand-in token).
-    fn visitor(&self, at: usize, token: &VisitorToken) -> MergedVisitor {
-        let row = &self.rows[at];
-        let text = |number: u32| self.texts[number as usize].to_string();
-        let page = |page: Option<Page>| {
-            page.map(|(at, path)| PageAt {
-                at,
-                path: text(path),
-            })
-        };
-        let campaign = u32::try_from(at)
-            .ok()
-            .and_then(|at| self.campaigns.get(&at))
-            .map(|(when, [source, medium, name])| CampaignAt {
-                at: *when,
-                campaign: activity::campaign::Campaign {
-                    source: source.map(text),
-                    medium: medium.map(text),
-                    name: name.map(text),
-                },
-            });
-        MergedVisitor {
-            day: self.day,
-            visitor: token.clone(),
-            stores: self.stores[row.stores.range()]
-                .iter()
-                .map(|number| self.store_names[*number as usize].clone())
-                .collect(),
-            requests: row.requests,
-            bots: row.bots,
-            self_reads: row.self_reads,
-            evidence: row.evidence,
-            bot_classes: row.classes,
-            paths: self.paths[row.paths.range()]
-                .iter()
-                .map(|(path, requests)| (text(*path), *requests))
-                .collect(),
-            sources: self.source_loads[row.sources.range()]
-                .iter()
-                .map(|(source, loads)| (self.sources[*source as usize].clone(), *loads))
-                .collect(),
-            country: row.country,
-            pages: PageLoads {
-                count: row.page_loads,
-                entry: page(row.entry),
-                exit: page(row.exit),
-                stay_ms: row.stay_ms,
-                visits: row.visits,
-                campaign,
-            },
-        }
-    }
-
     /// The day summed under `filter` (`None`: no visitor-day passes it),
-    /// as a store sums it.
+    /// as `summary::summarize_filtered` sums it: visitor-days by kind;
+    /// people's sources, countries, visits, pages' readers and funnel
+    /// steps; classes' visitor-days and requests; paths' requests by kind.
     pub(crate) fn summary(&self, steps: &[FunnelStep], filter: &Filter) -> Option<DaySummary> {
-        let token = stand_in_token();
-        let chosen: Vec<MergedVisitor> = self
-            .chosen(filter)
-            .ones()
-            .map(|at| self.visitor(at, &token))
+        let chosen = self.chosen(filter);
+        if chosen.is_clear() {
+            return None;
+        }
+        // Which steps each path takes.
+        let path_steps: Vec<Vec<usize>> = self
+            .paths
+            .iter()
+            .map(|path| {
+                steps
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, step)| step.paths.iter().any(|p| p.as_str() == &**path))
+                    .map(|(at, _)| at)
+                    .collect()
+            })
             .collect();
-        summary::summarize_filtered(self.day, self.day, &chosen, steps, &Filter::none()).pop()
+        let mut tally = Tally::new(self, steps.len());
+        let mut took = FixedBitSet::with_capacity(steps.len());
+        for at in chosen.ones() {
+            let row = &self.rows[at];
+            let paths = &self.requests[row.paths.range()];
+            tally.kinds.add(row.kind);
+            for class in row.classes.iter() {
+                let count = tally.bots.entry(class).or_default();
+                count.visitor_days += 1;
+                count.verified += u64::from(row.verified);
+                count.requests += row.bots;
+            }
+            if row.disguised {
+                tally.bots.entry(BotClass::Scanner).or_default().requests +=
+                    row.requests - row.bots - row.self_reads;
+            }
+            for (path, requests) in paths {
+                let total = tally.paths[*path as usize]
+                    .get_or_insert_with(|| PathTotal::new(&self.paths[*path as usize]));
+                total.requests += requests;
+                match row.kind {
+                    VisitorKind::Person => total.people += requests,
+                    VisitorKind::Bot => total.bots += requests,
+                    VisitorKind::SelfRead => total.self_reads += requests,
+                }
+            }
+            if row.kind != VisitorKind::Person {
+                continue;
+            }
+            tally.source_sets[row.sources as usize] += 1;
+            *tally.countries.entry(row.country).or_default() += 1;
+            took.clear();
+            for (path, _) in paths {
+                tally.readers[*path as usize] += 1;
+                took.extend(path_steps[*path as usize].iter().copied());
+            }
+            for step in took.ones() {
+                tally.steps[step] += 1;
+            }
+            // VisitSums::add's twin: a visitor-day without a page load adds
+            // nothing.
+            if row.page_loads > 0 {
+                let visits = &mut tally.visits;
+                visits.visitor_days += 1;
+                visits.page_loads += row.page_loads;
+                visits.one_page += u64::from(row.page_loads == 1);
+                visits.visits += row.visits;
+                visits.stay_ms += row.stay_ms;
+                if let Some(entry) = row.entry {
+                    tally.entries[entry as usize] += 1;
+                }
+                if let Some(exit) = row.exit {
+                    tally.exits[exit as usize] += 1;
+                }
+                if let Some(campaign) = row.campaign {
+                    tally.campaigns[campaign as usize] += 1;
+                }
+            }
+        }
+        Some(tally.finish(self))
     }
 }
 
-/// The token every visitor-day made back from the index carries: the
-/// index keeps none, and a summary reads none.
-fn stand_in_token() -> VisitorToken {
-    VisitorToken::parse("00000000000000000000000000000000")
-        .unwrap_or_else(|| unreachable!("32 hex characters are a token"))
+/// What the chosen rows add up to, by number; made a summary at the end.
+struct Tally {
+    kinds: activity::report::KindCounts,
+    bots: BTreeMap<BotClass, BotCount>,
+    /// Per path: its requests by kind, once a chosen row requested it.
+    paths: Vec<Option<PathTotal>>,
+    source_sets: Vec<u64>,
+    countries: BTreeMap<Option<Country>, u64>,
+    readers: Vec<u64>,
+    steps: Vec<u64>,
+    visits: activity::visits::VisitSums,
+    entries: Vec<u64>,
+    exits: Vec<u64>,
+    campaigns: Vec<u64>,
+}
+
+impl Tally {
+    fn new(day: &DayRows, steps: usize) -> Self {
+        Self {
+            kinds: Default::default(),
+            bots: BTreeMap::new(),
+            paths: vec![None; day.paths.len()],
+            source_sets: vec![0; day.source_sets.len()],
+            countries: BTreeMap::new(),
+            readers: vec![0; day.paths.len()],
+            steps: vec![0; steps],
+            visits: Default::default(),
+            entries: vec![0; day.paths.len()],
+            exits: vec![0; day.paths.len()],
+            campaigns: vec![0; day.campaigns.len()],
+        }
+    }
+
+    /// The day's summary, its lists by name and cut as every day's are.
+    fn finish(self, day: &DayRows) -> DaySummary {
+        let by_path = |counts: Vec<u64>| -> BTreeMap<String, u64> {
+            counts
+                .into_iter()
+                .zip(&day.paths)
+                .filter(|(count, _)| *count > 0)
+                .map(|(count, path)| (path.to_string(), count))
+                .collect()
+        };
+        let mut sums = DaySums::new(self.steps.len());
+        let summary = sums.day(day.day);
+        summary.kinds = self.kinds;
+        for (set, count) in self.source_sets.iter().enumerate() {
+            if *count > 0 {
+                summary.sources.add(&day.source_sets[set], *count);
+            }
+        }
+        summary.steps = self.steps;
+        summary.bots = self.bots;
+        for (country, count) in self.countries {
+            summary.add_country(country, count);
+        }
+        summary.paths = self.paths.into_iter().flatten().collect();
+        summary.visits = activity::visits::VisitSums {
+            entries: by_path(self.entries),
+            exits: by_path(self.exits),
+            readers: by_path(self.readers),
+            campaigns: self
+                .campaigns
+                .into_iter()
+                .zip(&day.campaigns)
+                .filter(|(count, _)| *count > 0)
+                .map(|(count, campaign)| (campaign.clone(), count))
+                .collect(),
+            ..self.visits
+        };
+        sums.finish()
+            .pop()
+            .unwrap_or_else(|| DaySummary::empty(day.day, 0))
+    }
 }

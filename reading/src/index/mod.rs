@@ -309,7 +309,20 @@ mod tests {
             for day in [yesterday, today] {
                 // The same seed: the first store's visitor-days are the
                 // second's first 300.
-                let batch = activity::sample::day_rows(store.name(), day, visitors, seed);
+                let mut batch = activity::sample::day_rows(store.name(), day, visitors, seed);
+                // Some came by a tagged link; some showed no browser's
+                // evidence (moved to scanners if they look like people).
+                for (n, row) in batch.visitors.iter_mut().enumerate() {
+                    if n % 7 == 0 {
+                        row.sources.push(activity::rows::SourceCount {
+                            source: activity::source::Source::Tag("resume".to_owned()),
+                            page_loads: 1,
+                        });
+                    }
+                    if n % 11 == 0 {
+                        row.evidence = activity::evidence::Evidence::NONE;
+                    }
+                }
                 store.record(&batch).await.expect("kept");
             }
         }
@@ -337,6 +350,9 @@ mod tests {
             "source=!typed",
             "source=www.google.com",
             "source=~git",
+            "source=tag:resume",
+            "source=tagged&kind=person",
+            "bot_class=scanner",
             "utm_source=newsletter",
             "utm_campaign=issue 1|issue 2",
             "utm_medium=!email",
