@@ -274,9 +274,11 @@ async fn measure(store: Arc<dyn ActivityStore>, visitors: u32) {
         admin.warm_up().await;
         let index = admin.reading().index();
         eprintln!(
-            "  the start's warm-up (every day of 365 summed, then the visitor index read; no deadline): {:.1?}; the index holds {} visitor-days, the process grew by {:.0} MB ({:.0} bytes a visitor-day)",
+            "  the start's warm-up (every day of 365 summed, then the visitor index read; no deadline): {:.1?}; the index holds {} visitor-days in about {:.0} MB ({} bytes a visitor-day); the process grew by {:.0} MB ({:.0} bytes a visitor-day)",
             began.elapsed(),
             index.len(),
+            index.bytes() as f64 / 1e6,
+            index.bytes() / index.len().max(1),
             (resident_bytes().saturating_sub(resident)) as f64 / 1e6,
             resident_bytes().saturating_sub(resident) as f64 / index.len().max(1) as f64,
         );

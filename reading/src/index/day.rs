@@ -190,6 +190,30 @@ impl DayRows {
         self.rows.len()
     }
 
+    /// About how many bytes it holds: its rows, lists and texts (not the
+    /// allocator's own).
+    pub(crate) fn bytes(&self) -> usize {
+        use std::mem::size_of;
+        let held: usize = self
+            .held
+            .iter()
+            .flatten()
+            .map(|(text, rows)| text.len() + size_of::<(Box<str>, Vec<u32>)>() + rows.len() * 4)
+            .sum();
+        let texts: usize = self.paths.iter().map(|path| path.len() + 16).sum();
+        let sources: usize = self
+            .source_sets
+            .iter()
+            .map(|set| 24 + set.len() * (size_of::<Source>() + 16))
+            .sum();
+        self.rows.len() * size_of::<Row>()
+            + self.requests.len() * size_of::<(u32, u64)>()
+            + held
+            + texts
+            + sources
+            + self.campaigns.len() * (size_of::<Campaign>() + 48)
+    }
+
     /// The rows `filter` lets through.
     fn chosen(&self, filter: &Filter) -> FixedBitSet {
         let mut chosen = FixedBitSet::with_capacity(self.rows.len());

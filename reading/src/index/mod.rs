@@ -130,6 +130,16 @@ impl VisitorIndex {
         held_rows(&lock(&self.days))
     }
 
+    /// About how many bytes the held days take (their rows, lists and
+    /// texts).
+    pub fn bytes(&self) -> usize {
+        lock(&self.days)
+            .values()
+            .filter_map(|held| held.rows.as_ref())
+            .map(|rows| rows.bytes())
+            .sum()
+    }
+
     /// Whether no visitor-day is held.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
