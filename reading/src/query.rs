@@ -105,6 +105,11 @@ pub enum Breakdown {
     /// Each calendar month the range touches, oldest first (its row's value
     /// is its first day).
     Month,
+    /// Each UTC hour of each day of the range, oldest first (its row's
+    /// value is `YYYY-MM-DD HH:00:00`): people visitor-days by the hour
+    /// they arrived in (their first page load), so `visitors` only; the
+    /// other metrics are not kept by the hour and answer 0.
+    Hour,
     /// A filter dimension: page, entry and exit page, source, the campaign
     /// labels, country, kind. Its rows are its values, most visitors first.
     By(Dimension),
@@ -220,6 +225,31 @@ impl Reading {
                     .map(|(day, sum)| QueryRow {
                         value: Some(day.to_string()),
                         figures: figures(&sum),
+                    })
+                    .collect())
+            }
+            Some(Breakdown::Hour) => {
+                let by_day: BTreeMap<NaiveDate, &DaySummary> =
+                    days.iter().map(|day| (day.day, day.as_ref())).collect();
+                Ok(query
+                    .first
+                    .iter_days()
+                    .take_while(|day| *day <= query.last)
+                    .flat_map(|day| {
+                        let summary = by_day.get(&day).copied();
+                        (0..24u32).map(move |hour| QueryRow {
+                            value: Some(format!("{day} {hour:02}:00:00")),
+                            figures: query
+                                .metrics
+                                .iter()
+                                .map(|metric| match (metric, summary) {
+                                    (Metric::Visitors, Some(summary)) => {
+                                        summary.visits.arrived_in(hour) as f64
+                                    }
+                                    _ => 0.0,
+                                })
+                                .collect(),
+                        })
                     })
                     .collect())
             }

@@ -17,6 +17,14 @@ use crate::port::page_loads::PageLoads;
 use crate::request::campaign::Campaign;
 use crate::request::path::OTHER_PATHS;
 
+/// The UTC hour (0 to 23) of a first page load: the hour a visitor-day
+/// arrives in. Stores' engines take it from the entry's Unix milliseconds
+/// (`entry_at / 3600000 % 24`, the same hour).
+pub fn arrival_hour(at: chrono::DateTime<chrono::Utc>) -> usize {
+    use chrono::Timelike as _;
+    at.hour() as usize
+}
+
 /// The most entry or exit pages a day keeps by name; the rest are summed
 /// under [`OTHER_PATHS`].
 pub const DAY_ENTRY_PAGES: usize = 100;
@@ -41,6 +49,10 @@ pub struct VisitSums {
     /// Visitor-days by the campaign of their first tagged page load.
     #[serde(default, with = "campaign_list")]
     pub campaigns: BTreeMap<Campaign, u64>,
+    /// Visitor-days by the UTC hour of their first page load (0 to 23):
+    /// when they arrived.
+    #[serde(default)]
+    pub arrivals: [u64; 24],
     /// People visitor-days by each path they requested (a page's
     /// visitors, as a `page` filter counts them), whether or not they
     /// loaded a page: added by [`add_readers`](Self::add_readers).
@@ -62,6 +74,7 @@ impl VisitSums {
         self.stay_ms += pages.stay_ms;
         if let Some(entry) = &pages.entry {
             *self.entries.entry(entry.path.clone()).or_default() += 1;
+            self.arrivals[arrival_hour(entry.at)] += 1;
         }
         if let Some(exit) = &pages.exit {
             *self.exits.entry(exit.path.clone()).or_default() += 1;
@@ -85,6 +98,9 @@ impl VisitSums {
         self.one_page += other.one_page;
         self.visits += other.visits;
         self.stay_ms += other.stay_ms;
+        for (arrivals, more) in self.arrivals.iter_mut().zip(other.arrivals) {
+            *arrivals += more;
+        }
         for (path, count) in &other.entries {
             *self.entries.entry(path.clone()).or_default() += count;
         }
@@ -107,6 +123,12 @@ impl VisitSums {
         keep_top(&mut self.exits, OTHER_PATHS.to_owned());
         keep_top(&mut self.campaigns, other_campaigns());
         keep_top(&mut self.readers, OTHER_PATHS.to_owned());
+    }
+
+    /// Visitor-days that arrived in the UTC hour `hour` (0 to 23; later
+    /// hours hold none).
+    pub fn arrived_in(&self, hour: u32) -> u64 {
+        self.arrivals.get(hour as usize).copied().unwrap_or(0)
     }
 
     /// Pages per visitor-day, if any loaded one.

@@ -526,6 +526,12 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
             summaries.iter().any(|s| s.visits.campaigns.len() > 1),
             "the sample's people come by several campaigns"
         );
+        let hours = summaries
+            .iter()
+            .flat_map(|s| s.visits.arrivals.iter())
+            .filter(|arrived| **arrived > 0)
+            .count();
+        assert!(hours > 1, "the sample's people arrive in several hours");
     }
     let summaries = store
         .day_summaries(old_day, today, &steps, &crate::filter::Filter::none())

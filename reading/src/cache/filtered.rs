@@ -103,8 +103,7 @@ impl FilteredCache {
                 current: false,
             });
         }
-        if let (Some((from, _)), Some((to, _))) = (stale.first(), stale.last()) {
-            let (from, to) = (*from, *to);
+        if !stale.is_empty() {
             let being_summed = lock(&self.summing).get(filter).cloned();
             let ended = match being_summed {
                 // Summed for another reader now: that sum is waited for.
@@ -125,9 +124,7 @@ impl FilteredCache {
                         // and is kept.
                         tokio::spawn(async move {
                             let _permit = permit;
-                            let summed =
-                                sum(&index, &stores, (from, to), stale, &steps, &ending.filter)
-                                    .await;
+                            let summed = sum(&index, &stores, stale, &steps, &ending.filter).await;
                             ending.finish(summed);
                         });
                         Some(ended)
@@ -217,16 +214,15 @@ impl FilteredCache {
     }
 }
 
-/// The `stale` days (from `from` to `to`) summed under `filter`: from the
-/// visitor index when it holds every one of them, else by the stores. A
-/// day the index holds under older marks (today, on a live site) is read
-/// again in the background and waited for at most `FRESH_WAIT`; if it is
-/// still being read it is summed as held and kept under the marks it was
-/// read under, so the next read sums it again.
+/// The `stale` days summed under `filter`: those the visitor index holds
+/// from it, the rest by the stores (over the days from the first to the
+/// last of them). A day the index holds under older marks (today, on a
+/// live site) is read again in the background and waited for at most
+/// `FRESH_WAIT`; if it is still being read it is summed as held and kept
+/// under the marks it was read under, so the next read sums it again.
 async fn sum(
     index: &Arc<VisitorIndex>,
     stores: &[Arc<dyn ActivityStore>],
-    (from, to): (NaiveDate, NaiveDate),
     stale: Marked,
     steps: &[FunnelStep],
     filter: &Filter,
@@ -235,19 +231,25 @@ async fn sum(
         index.refresh_soon(stores, stale.clone());
         index.current_within(&stale, FRESH_WAIT).await;
     }
-    if let Some(summed) = index.summaries(&stale, steps, filter).await {
-        return Ok(summed);
-    }
-    let mut fresh: HashMap<NaiveDate, DaySummary> =
-        merge::day_summaries(stores, (from, to), steps, filter)
-            .await?
-            .into_iter()
-            .map(|summary| (summary.day, summary))
-            .collect();
-    Ok(stale
+    let mut summed = index.summaries(&stale, steps, filter).await;
+    let unheld: Marked = stale
         .into_iter()
-        .map(|(day, marks)| (day, marks, fresh.remove(&day)))
-        .collect())
+        .filter(|(day, _)| !summed.iter().any(|(held, _, _)| held == day))
+        .collect();
+    if let (Some((from, _)), Some((to, _))) = (unheld.first(), unheld.last()) {
+        let mut fresh: HashMap<NaiveDate, DaySummary> =
+            merge::day_summaries(stores, (*from, *to), steps, filter)
+                .await?
+                .into_iter()
+                .map(|summary| (summary.day, summary))
+                .collect();
+        summed.extend(
+            unheld
+                .into_iter()
+                .map(|(day, marks)| (day, marks, fresh.remove(&day))),
+        );
+    }
+    Ok(summed)
 }
 
 /// What a filter's sum ended with: `None` while it runs.

@@ -21,8 +21,9 @@ use crate::marks::Mark;
 pub(crate) const NAME: &str = "day-summaries";
 
 /// Bumped when the saved cache's shape changes: an older one is then not used.
-/// (2: each day's people by country; 3: people's visits; 4: a page's readers.)
-const FORMAT: u32 = 4;
+/// (2: each day's people by country; 3: people's visits; 4: a page's
+/// readers; 5: the hours people arrived in.)
+const FORMAT: u32 = 5;
 
 /// One kept day.
 #[derive(Debug, Serialize, Deserialize)]

@@ -9,8 +9,8 @@
 //! The rows a filter picks are summed here by number, as a store's engine
 //! sums them (`stores/sql/src/summary.rs`): this is the index's twin of
 //! `summary::summarize_filtered`, the reference, and the tests hold it to
-//! the reference on every dimension and comparison. No token, address or
-//! time of day is kept: a summary reads none.
+//! the reference on every dimension and comparison. No token or address
+//! is kept, and of times only the hour a visitor-day arrived in.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -22,6 +22,7 @@ use activity::filter::{self, Dimension, Filter};
 use activity::report::{BotCount, FunnelStep, MergedVisitor, PathTotal, VisitorKind};
 use activity::source::Source;
 use activity::summary::{DaySummary, DaySums};
+use activity::visits::arrival_hour;
 use chrono::NaiveDate;
 use fixedbitset::FixedBitSet;
 
@@ -56,8 +57,9 @@ struct Row {
     page_loads: u64,
     stay_ms: u64,
     visits: u64,
-    /// Its entry and exit pages and campaign, by number.
-    entry: Option<u32>,
+    /// Its entry page (by number) and the UTC hour it arrived in.
+    entry: Option<(u32, u8)>,
+    /// Its exit page and campaign, by number.
     exit: Option<u32>,
     campaign: Option<u32>,
     /// Its set of sources, by number in `source_sets`.
@@ -134,7 +136,10 @@ impl DayRows {
             };
             let pages = &visitor.pages;
             let entry = match &pages.entry {
-                Some(page) => Some(paths.number(&page.path.as_str().into())?),
+                Some(page) => Some((
+                    paths.number(&page.path.as_str().into())?,
+                    u8::try_from(arrival_hour(page.at)).ok()?,
+                )),
                 None => None,
             };
             let exit = match &pages.exit {
@@ -309,8 +314,9 @@ impl DayRows {
                 visits.one_page += u64::from(row.page_loads == 1);
                 visits.visits += row.visits;
                 visits.stay_ms += row.stay_ms;
-                if let Some(entry) = row.entry {
+                if let Some((entry, hour)) = row.entry {
                     tally.entries[entry as usize] += 1;
+                    visits.arrivals[usize::from(hour)] += 1;
                 }
                 if let Some(exit) = row.exit {
                     tally.exits[exit as usize] += 1;

@@ -279,6 +279,64 @@ async fn every_v1_endpoint_and_v2_query_answers_what_the_tab_says() {
     assert_eq!(kind("person"), totals["people"].as_u64());
     assert_eq!(kind("bot"), totals["bots"].as_u64());
 
+    // v2 by the hour: people by the UTC hour they arrived in, each hour
+    // what the store's rows say; the hours add up to the people who loaded
+    // a page; other metrics are refused, naming the metric.
+    let (status, hours) = query(
+        &app,
+        &json!({"site_id": "demo", "metrics": ["visitors"], "date_range": "30d", "dimensions": ["time:hour"]}),
+        &secret,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{hours}");
+    let hours = hours["results"].as_array().expect("rows");
+    assert_eq!(hours.len(), 30 * 24);
+    let first_day = tab_days[0]["day"].as_str().expect("a day").to_owned();
+    let demo = app.stores().into_iter().nth(1).expect("the demo store");
+    let visitor_rows = demo
+        .visitors_since(first_day.parse().expect("a day"))
+        .await
+        .expect("reads the rows");
+    let mut arrived: std::collections::BTreeMap<String, u64> = Default::default();
+    for visitor in activity::report::merge_visitors(&visitor_rows) {
+        if visitor.kind() == activity::verdict::rule::VisitorKind::Person
+            && visitor.pages.count > 0
+            && let Some(entry) = &visitor.pages.entry
+        {
+            *arrived
+                .entry(entry.at.format("%Y-%m-%d %H:00:00").to_string())
+                .or_default() += 1;
+        }
+    }
+    for row in hours {
+        let hour = row["dimensions"][0].as_str().expect("an hour");
+        assert_eq!(
+            int(&row["metrics"][0]),
+            arrived.get(hour).copied().unwrap_or(0),
+            "{hour}"
+        );
+    }
+    let summed: u64 = hours.iter().map(|row| int(&row["metrics"][0])).sum();
+    assert_eq!(summed, int(&sums["visitor_days"]));
+    assert!(
+        arrived.len() > 24,
+        "the demo's people arrive at many hours: {}",
+        arrived.len()
+    );
+    let (status, refused) = query(
+        &app,
+        &json!({"site_id": "demo", "metrics": ["visitors", "pageviews"], "date_range": "7d", "dimensions": ["time:hour"]}),
+        &secret,
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    assert!(
+        refused["error"]
+            .as_str()
+            .is_some_and(|words| words.contains("pageviews")),
+        "{refused}"
+    );
+
     realtime_within_its_rows(&app, async {
         let (status, realtime) = get(
             &app,

@@ -324,6 +324,23 @@ async fn visits<E: Engine>(
                 count(E::int(&row, "visitor_days")?);
         }
     }
+    // When they arrived: the UTC hour of the entry's Unix milliseconds.
+    let arrivals = format!(
+        "SELECT day, (entry_at / 3600000) % 24 AS arrival_hour, \
+                CAST(COUNT(*) AS BIGINT) AS visitor_days \
+         FROM visitor_days v \
+         WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND v.page_loads > 0 \
+           AND entry_page IS NOT NULL AND entry_at IS NOT NULL AND {people}{f} \
+         GROUP BY day, (entry_at / 3600000) % 24"
+    );
+    for row in between::<E>(pool, scope.query::<E>(&arrivals)).await? {
+        let hour = usize::try_from(E::int(&row, "arrival_hour")?)
+            .ok()
+            .filter(|hour| *hour < 24)
+            .ok_or_else(|| invalid("arrival_hour"))?;
+        sums.day(E::day(&row, "day")?).visits.arrivals[hour] +=
+            count(E::int(&row, "visitor_days")?);
+    }
     // A page's visitors: people visitor-days by each path they requested.
     let readers = format!(
         "SELECT v.day AS day, p.path AS path, CAST(COUNT(*) AS BIGINT) AS visitor_days \

@@ -92,6 +92,7 @@ impl Asked {
             [one] => Some(match one.as_str() {
                 "time" | "time:day" => Breakdown::Day,
                 "time:month" => Breakdown::Month,
+                "time:hour" => Breakdown::Hour,
                 property => Breakdown::By(words::dimension_of(property)?),
             }),
             _ => {
@@ -100,6 +101,13 @@ impl Asked {
                 ));
             }
         };
+        if by == Some(Breakdown::Hour)
+            && let Some(name) = body.metrics.iter().find(|name| *name != "visitors")
+        {
+            return Err(BadRequest::new(format!(
+                "#/metrics: {name} is not kept by the hour; time:hour answers visitors (people, in the UTC hour of their first page load)"
+            )));
+        }
         let mut filter = Filter::none();
         for value in &body.filters {
             for condition in conditions(value)? {
