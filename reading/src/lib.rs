@@ -2,7 +2,8 @@
 //! stores and the funnel; it sums a range of days ([`RangeFigures`]) from
 //! day summaries kept between reads ([`cache`]: in memory, and saved in the
 //! first store so that a restart need not sum every day again — the one
-//! write the read side makes, through `ActivityStore::keep_cached`), lists the newest
+//! write the read side makes, through `ActivityStore::keep_cached`), answers
+//! filters from the kept days' visitor-days held in memory ([`index`]), lists the newest
 //! visitor-days, and writes the exports ([`export`]). The Admin tab's server
 //! functions, `whocomes export` and the download links all read through it.
 //!

@@ -89,6 +89,8 @@ impl Reading {
     /// big store's first sum can take longer than a reader waits, and one
     /// given up at the deadline would be given up at every start. What it
     /// sums is kept, so the tab's reads after it only sum what changed.
+    /// Then it fills the visitor index with those days' visitor rows, so
+    /// that a filter never read is answered without the stores.
     pub async fn warm(&self, days: u16, last: NaiveDate) -> Result<(), StoreError> {
         let previous_first = first_day(first_day(last, days) - Days::new(1), days);
         let stores = self.stores();
@@ -108,10 +110,10 @@ impl Reading {
     }
 
     /// [`range`](Self::range) of the visitor-days `filter` lets through. With
-    /// a condition the days are summed from the stores' visitor rows (and
-    /// kept for the filter by `cache::filtered` while their marks hold), so
-    /// only days with visitor rows count, and the requests are those
-    /// visitor-days' requests.
+    /// a condition the days are summed from the visitor rows (held in memory
+    /// by the visitor index, else the stores'; kept for the filter by
+    /// `cache::filtered` while their marks hold), so only days with visitor
+    /// rows count, and the requests are those visitor-days' requests.
     pub async fn filtered(&self, days: u16, last: NaiveDate, filter: &Filter) -> RangeFigures {
         let first = first_day(last, days);
         let previous_first = first_day(first - Days::new(1), days);

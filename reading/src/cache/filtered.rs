@@ -3,6 +3,8 @@
 //! again (the owner clicking back, a tool asking every hour) sums only the
 //! days that changed since (on a live site: today).
 //!
+//! A day is summed from the visitor index (`crate::index`: the kept days'
+//! visitor-days in memory) when it holds it, else by the stores.
 //! What a reader asks for is summed in a task of its own: a read given up
 //! at the tab's deadline goes on and is kept, so the next read of that
 //! filter answers from it. A read of a filter being summed waits for that
