@@ -1,7 +1,7 @@
 //! Visitor-days held in memory, day by day, so that a filter never read
 //! before is answered at once instead of after the stores sum every row
 //! of the range (seconds on a busy site): each day's rows, merged across
-//! stores, with the marks they were read under ([`day`] holds them).
+//! stores, with the marks they were read under (`day.rs` holds them).
 //!
 //! The index is filled at start (`Reading::warm`) and kept up to date in
 //! the background: a read that finds a day held under older marks (on a
