@@ -53,6 +53,11 @@ pub enum Gone {
     /// No call ever answers: a server that stopped answering without
     /// closing its connections.
     Silent,
+    /// Every read and write waits without end, as a pool that keeps
+    /// trying a refused connection does, while the store's availability
+    /// says at once that it cannot be reached, with this reason: a
+    /// PostgreSQL that was stopped.
+    Refused(String),
 }
 
 impl MemoryStore {
@@ -130,7 +135,7 @@ impl MemoryStore {
         match gone {
             None => Ok(()),
             Some(Gone::Failing(reason)) => Err(StoreError::Unavailable(reason)),
-            Some(Gone::Silent) => std::future::pending().await,
+            Some(Gone::Silent | Gone::Refused(_)) => std::future::pending().await,
         }
     }
 
@@ -148,6 +153,13 @@ impl ActivityStore for MemoryStore {
     }
 
     async fn availability(&self) -> Availability {
+        if let Some(Gone::Refused(reason)) = lock(&self.gone).clone() {
+            return Availability {
+                available: false,
+                reason,
+                retention: self.retention.describe(),
+            };
+        }
         let failing = match self.reachable().await {
             Err(gone) => Some(gone.to_string()),
             Ok(()) => lock(&self.failing).clone(),

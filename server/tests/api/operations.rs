@@ -255,6 +255,26 @@ async fn a_stopped_postgres_is_known_down_and_the_tab_answers_at_once() {
     );
 
     postgres_script("halt", &postgres.dir);
+    // The first answers of the outage: the first read to wait asks at once
+    // whether the store can be reached, and the store's own connection is
+    // refused, so the first answer comes within 2 s and the next ones from
+    // what is known.
+    let mut first = Vec::new();
+    for _ in 0..5 {
+        let started = Instant::now();
+        overview(&client, &url, &cookie).await;
+        first.push(started.elapsed());
+    }
+    println!("the first answers after PostgreSQL stopped: {first:?}");
+    assert!(
+        first[0] < Duration::from_secs(2),
+        "the first answer waited on the store: {first:?}; the log: {}",
+        log.lock().expect("the log")
+    );
+    assert!(
+        first[1..].iter().all(|t| *t < Duration::from_secs(1)),
+        "a later answer waited on the store: {first:?}"
+    );
     // Known to be down once a check has failed: the card then says since when.
     let known = wait_until(Duration::from_secs(30), async || {
         let said = overview(&client, &url, &cookie).await;

@@ -29,6 +29,10 @@ use crate::{count, int, read, retention, summary};
 /// engine to answer, and then for a connection of its own.
 const REACH_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// How long [`availability`](ActivityStore::availability) waits for the
+/// pool before it also asks over a connection of its own.
+const POOL_FIRST: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// Activity kept by an SQL engine `E`.
 pub struct SqlStore<E: Engine> {
     name: StoreName,
@@ -112,11 +116,25 @@ impl<E: Engine> ActivityStore for SqlStore<E> {
     }
 
     async fn availability(&self) -> Availability {
-        let asked = tokio::time::timeout(
-            REACH_WAIT,
-            E::fetch_all(&self.pool, sqlx::query("SELECT 1")),
-        )
-        .await;
+        let pooled = E::fetch_all(&self.pool, sqlx::query("SELECT 1"));
+        let mut pooled = std::pin::pin!(tokio::time::timeout(REACH_WAIT, pooled));
+        // An engine that is up answers the pool at once. One that does not
+        // is asked over a connection of the store's own, which says at once
+        // whether it can be reached at all (a pool goes on trying a refused
+        // connection for seconds); a busy one is waited for.
+        let asked = match tokio::time::timeout(POOL_FIRST, &mut pooled).await {
+            Ok(asked) => asked,
+            Err(_) => {
+                if let Some(unreachable) = self.unreachable().await {
+                    return Availability {
+                        available: false,
+                        reason: unreachable,
+                        retention: self.retention.describe(),
+                    };
+                }
+                pooled.await
+            }
+        };
         let reachable = match asked {
             Ok(Ok(_)) => Ok(()),
             Ok(Err(error)) => Err(error.to_string()),

@@ -10,6 +10,15 @@
 //! log says when it went down and when it came back, in the same words
 //! the Stores card shows. Writes are never held back: the writer keeps
 //! what it could not write and tries again on its own schedule.
+//!
+//! A read that has not answered within [`SLOW`] does not wait for its
+//! pool to give up (a PostgreSQL pool tries a refused connection again for
+//! seconds): it asks the store at once whether it can keep activity
+//! ([`Due::Quick`]). A store that says it cannot within [`QUICK`] (it could
+//! not even be connected to), and whose small read has not answered
+//! [`CONFIRM`] later, is down, and the reads waiting on it end at once
+//! with its words. A store that is only busy answers the question slowly
+//! or yes, and its reads go on waiting.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -27,6 +36,24 @@ pub const RECHECK: Duration = Duration::from_secs(2);
 /// How often a store that is up is looked at while nothing reads it.
 pub const LOOK_EVERY: Duration = Duration::from_secs(5);
 
+/// How long a read waits before it asks whether the store can be reached
+/// (it goes on waiting).
+pub const SLOW: Duration = Duration::from_millis(250);
+
+/// How soon a store that cannot be reached says so: a slower "cannot" may
+/// be a busy store's, and is left to the full check. (A SQL store that
+/// cannot be reached says so in about a quarter of a second, one that is
+/// busy after two: `stores/sql/src/store.rs`.)
+pub const QUICK: Duration = Duration::from_millis(1_500);
+
+/// How long a store that said it cannot be reached has for its small read
+/// to prove otherwise.
+pub const CONFIRM: Duration = Duration::from_millis(500);
+
+/// The least time between two questions asked by slow reads (a busy
+/// store's reads are all slow: one question a second says enough).
+const QUICK_EVERY: Duration = Duration::from_secs(1);
+
 /// What is due: a check, or only a look at a store that is up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Due {
@@ -35,6 +62,9 @@ pub enum Due {
     /// The store is up and nothing asked: look whether it still keeps
     /// activity, and check it only if not.
     Look,
+    /// A read is slow: ask whether the store can be reached at all
+    /// ([`Health::quick_check`]).
+    Quick,
 }
 
 /// A store's health, shared by the store and its check.
@@ -44,6 +74,12 @@ pub struct Health {
     name: String,
     state: Mutex<State>,
     wake: tokio::sync::Notify,
+    /// Woken by a slow read.
+    quick: tokio::sync::Notify,
+    /// Whether the store is down, for the reads waiting on it.
+    down: tokio::sync::watch::Sender<bool>,
+    /// When a slow read last asked.
+    asked: Mutex<Option<std::time::Instant>>,
 }
 
 #[derive(Debug, Default)]
@@ -68,6 +104,51 @@ impl Health {
             name: name.to_string(),
             state: Mutex::default(),
             wake: tokio::sync::Notify::new(),
+            quick: tokio::sync::Notify::new(),
+            down: tokio::sync::watch::Sender::new(false),
+            asked: Mutex::default(),
+        }
+    }
+
+    /// Runs `read`, noting how it went ([`noted`](Self::noted)). Past
+    /// [`SLOW`] without an answer it asks for a quick check and goes on
+    /// waiting, unless a check finds the store down: then it ends at once
+    /// with the store's words (the read is dropped).
+    pub async fn within<T>(
+        &self,
+        read: impl Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        let mut down = self.down.subscribe();
+        let mut read = std::pin::pin!(read);
+        let mut slow = std::pin::pin!(tokio::time::sleep(SLOW));
+        let mut asked = false;
+        loop {
+            tokio::select! {
+                result = &mut read => return self.noted(result),
+                () = &mut slow, if !asked => {
+                    asked = true;
+                    self.slow_read();
+                }
+                changed = down.changed() => {
+                    if changed.is_err() {
+                        return self.noted(read.await);
+                    }
+                    self.gate()?;
+                }
+            }
+        }
+    }
+
+    /// A read has waited [`SLOW`]: a quick check, unless a slow read asked
+    /// for one less than [`QUICK_EVERY`] ago.
+    fn slow_read(&self) {
+        let mut asked = self
+            .asked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if asked.is_none_or(|at| at.elapsed() >= QUICK_EVERY) {
+            *asked = Some(std::time::Instant::now());
+            self.quick.notify_one();
         }
     }
 
@@ -97,6 +178,9 @@ impl Health {
             state.answered = Some(Utc::now());
             state.down.take()
         };
+        if was.is_some() {
+            self.down.send_replace(false);
+        }
         if let Some(was) = was {
             tracing::info!(
                 store = self.name,
@@ -143,32 +227,82 @@ impl Health {
         })
     }
 
-    /// Checks `store`: a small read within [`PROBE`]; if it fails, the
-    /// store's words for why. Says in the log when the store goes down or
-    /// comes back.
+    /// Checks `store`: a small read within [`PROBE`], and beside it the
+    /// store's own words on whether it can keep activity. If the store
+    /// says it cannot within [`QUICK`] (it could not even be connected
+    /// to) and the small read has not answered [`CONFIRM`] later, or if
+    /// the small read fails, the store is down, in the store's words when
+    /// it gave them. Says in the log when the store goes down or comes
+    /// back.
     /// A read or write that succeeds while the check waits (the store came
     /// back) outranks the check's failure, which began before it: the
     /// store is then up, not marked down until the next recheck.
     pub async fn check(&self, store: &dyn ActivityStore) {
+        self.look_and_probe(store, true).await;
+    }
+
+    /// A slow read's check: down only if the store says quickly that it
+    /// cannot be reached (as [`check`](Self::check) finds it); anything
+    /// else leaves it as it was, so a busy store's reads go on waiting.
+    pub async fn quick_check(&self, store: &dyn ActivityStore) {
+        self.look_and_probe(store, false).await;
+    }
+
+    /// [`check`](Self::check) (`patient`: a small read that does not
+    /// answer within [`PROBE`] is a store down) or
+    /// [`quick_check`](Self::quick_check).
+    async fn look_and_probe(&self, store: &dyn ActivityStore, patient: bool) {
         let began = Utc::now();
-        let today = began.date_naive();
-        let probe = tokio::time::timeout(PROBE, store.day_requests(today)).await;
-        let failure = match probe {
-            Ok(Ok(_)) => None,
-            Ok(Err(error)) => Some(error.to_string()),
-            Err(_) => Some(format!("it did not answer within {} s", PROBE.as_secs())),
+        let started = std::time::Instant::now();
+        let probe = tokio::time::timeout(PROBE, store.day_requests(began.date_naive()));
+        let look = tokio::time::timeout(PROBE, store.availability());
+        let (mut probe, mut look) = (std::pin::pin!(probe), std::pin::pin!(look));
+        // What the store said, once it has (inside, `None`: not in time).
+        let mut said: Option<Option<Availability>> = None;
+        let failure = tokio::select! {
+            probed = &mut probe => failed(probed),
+            looked = &mut look => {
+                let looked = looked.ok();
+                let cannot = started.elapsed() <= QUICK
+                    && looked.as_ref().is_some_and(|said| !said.available);
+                said = Some(looked);
+                if cannot {
+                    match tokio::time::timeout(CONFIRM, &mut probe).await {
+                        Ok(probed) => failed(probed),
+                        Err(_) => Some(format!(
+                            "it did not answer within {} ms",
+                            CONFIRM.as_millis()
+                        )),
+                    }
+                } else if patient {
+                    failed(probe.await)
+                } else {
+                    return;
+                }
+            },
         };
         let Some(failure) = failure else {
             self.answered();
             return;
         };
-        let reason = match tokio::time::timeout(PROBE, store.availability()).await {
-            Ok(availability) if !availability.available => {
+        let said = match said {
+            Some(said) => said,
+            None => look.await.ok(),
+        };
+        let reason = match said {
+            Some(availability) if !availability.available => {
                 self.seen(&availability);
                 availability.reason
             }
             _ => failure,
         };
+        self.mark_down(reason, began);
+    }
+
+    /// The store is down for `reason`, unless a read or write succeeded
+    /// since `began` (the check that found it began before the store came
+    /// back). Reads waiting on it end; the log says so once per outage.
+    fn mark_down(&self, reason: String, began: DateTime<Utc>) {
         let newly = {
             let mut state = self.lock();
             if state.answered.is_some_and(|at| at >= began) {
@@ -182,6 +316,7 @@ impl Health {
             });
             newly
         };
+        self.down.send_replace(true);
         if newly {
             tracing::error!(
                 store = self.name,
@@ -200,6 +335,9 @@ impl Health {
         let every = if self.is_down() { RECHECK } else { LOOK_EVERY };
         tokio::select! {
             () = self.wake.notified() => Due::Check,
+            () = self.quick.notified() => {
+                if self.is_down() { Due::Check } else { Due::Quick }
+            }
             () = tokio::time::sleep(every) => {
                 if self.is_down() { Due::Check } else { Due::Look }
             }
@@ -210,6 +348,15 @@ impl Health {
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// What a small read's outcome says went wrong (`None`: it answered).
+fn failed<T>(probed: Result<Result<T, StoreError>, tokio::time::error::Elapsed>) -> Option<String> {
+    match probed {
+        Ok(Ok(_)) => None,
+        Ok(Err(error)) => Some(error.to_string()),
+        Err(_) => Some(format!("it did not answer within {} s", PROBE.as_secs())),
     }
 }
 

@@ -137,6 +137,10 @@ impl ReconnectingStore {
                 let due = health.due().await;
                 let Some(store) = weak.upgrade() else { return };
                 let current = store.current();
+                if due == Due::Quick {
+                    health.quick_check(current.as_ref()).await;
+                    continue;
+                }
                 if due == Due::Look {
                     let looked = tokio::time::timeout(PROBE, current.availability()).await;
                     if looked.is_ok_and(|availability| availability.available) {
@@ -262,12 +266,12 @@ impl ActivityStore for ReconnectingStore {
 
     async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
         let store = self.live()?;
-        self.health.noted(store.hours_since(since).await)
+        self.health.within(store.hours_since(since)).await
     }
 
     async fn paths_in_hour(&self, hour: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
         let store = self.live()?;
-        self.health.noted(store.paths_in_hour(hour).await)
+        self.health.within(store.paths_in_hour(hour)).await
     }
 
     async fn hours_page(
@@ -278,7 +282,8 @@ impl ActivityStore for ReconnectingStore {
     ) -> Result<Vec<HourRow>, StoreError> {
         let store = self.live()?;
         self.health
-            .noted(store.hours_page(since, after, limit).await)
+            .within(store.hours_page(since, after, limit))
+            .await
     }
 
     async fn visitors_page(
@@ -289,12 +294,13 @@ impl ActivityStore for ReconnectingStore {
     ) -> Result<Vec<VisitorDay>, StoreError> {
         let store = self.live()?;
         self.health
-            .noted(store.visitors_page(since, after, limit).await)
+            .within(store.visitors_page(since, after, limit))
+            .await
     }
 
     async fn visitors_since(&self, since: NaiveDate) -> Result<Vec<VisitorDay>, StoreError> {
         let store = self.live()?;
-        self.health.noted(store.visitors_since(since).await)
+        self.health.within(store.visitors_since(since)).await
     }
 
     async fn latest_visitors(
@@ -303,7 +309,9 @@ impl ActivityStore for ReconnectingStore {
         limit: usize,
     ) -> Result<(Vec<VisitorDay>, u64), StoreError> {
         let store = self.live()?;
-        self.health.noted(store.latest_visitors(since, limit).await)
+        self.health
+            .within(store.latest_visitors(since, limit))
+            .await
     }
 
     async fn enforce_retention(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
@@ -315,12 +323,12 @@ impl ActivityStore for ReconnectingStore {
         since: NaiveDate,
     ) -> Result<Vec<(NaiveDate, KindCounts)>, StoreError> {
         let store = self.live()?;
-        self.health.noted(store.expired_kinds_since(since).await)
+        self.health.within(store.expired_kinds_since(since)).await
     }
 
     async fn day_marks(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
         let store = self.live()?;
-        self.health.noted(store.day_marks(since).await)
+        self.health.within(store.day_marks(since)).await
     }
 
     async fn bot_days_since(
@@ -328,7 +336,7 @@ impl ActivityStore for ReconnectingStore {
         since: NaiveDate,
     ) -> Result<Vec<(NaiveDate, BotClass, BotCount)>, StoreError> {
         let store = self.live()?;
-        self.health.noted(store.bot_days_since(since).await)
+        self.health.within(store.bot_days_since(since)).await
     }
 
     async fn day_summaries(
@@ -340,17 +348,18 @@ impl ActivityStore for ReconnectingStore {
     ) -> Result<Vec<DaySummary>, StoreError> {
         let store = self.live()?;
         self.health
-            .noted(store.day_summaries(first, last, steps, filter).await)
+            .within(store.day_summaries(first, last, steps, filter))
+            .await
     }
 
     async fn day_requests(&self, since: NaiveDate) -> Result<Vec<(NaiveDate, u64)>, StoreError> {
         let store = self.live()?;
-        self.health.noted(store.day_requests(since).await)
+        self.health.within(store.day_requests(since)).await
     }
 
     async fn imported(&self, log: &str) -> Result<Option<Imported>, StoreError> {
         let store = self.live()?;
-        self.health.noted(store.imported(log).await)
+        self.health.within(store.imported(log)).await
     }
 
     async fn mark_imported(&self, imported: &Imported) -> Result<(), StoreError> {
@@ -359,7 +368,7 @@ impl ActivityStore for ReconnectingStore {
 
     async fn cached(&self, name: &str) -> Result<Option<String>, StoreError> {
         let store = self.live()?;
-        self.health.noted(store.cached(name).await)
+        self.health.within(store.cached(name)).await
     }
 
     async fn keep_cached(&self, name: &str, body: &str) -> Result<(), StoreError> {
@@ -383,6 +392,37 @@ mod tests {
 
     fn name() -> StoreName {
         StoreName::parse("site").expect("a name")
+    }
+
+    /// A store that stopped as a stopped PostgreSQL does (its pool waits,
+    /// its own connection is refused at once): the first read to wait ends
+    /// within about a second with the store's words, the next at once; a
+    /// store that only answers slowly keeps its reads waiting.
+    #[tokio::test(start_paused = true)]
+    async fn a_stopped_store_ends_the_first_waiting_read_within_a_second() {
+        let memory = Arc::new(MemoryStore::new(name(), Retention::default()));
+        let store = ReconnectingStore::answering(memory.clone());
+        let today = Utc::now().date_naive();
+        store.day_requests(today).await.expect("up");
+        memory.set_gone(Some(activity::store::Gone::Refused(
+            "cannot reach PostgreSQL at db:5432/site: Connection refused".to_owned(),
+        )));
+        let began = tokio::time::Instant::now();
+        let error = store.day_requests(today).await.expect_err("down");
+        let took = began.elapsed();
+        assert!(took <= Duration::from_millis(1_500), "{took:?}");
+        assert!(error.to_string().contains("Connection refused"), "{error}");
+        let began = tokio::time::Instant::now();
+        store.visitors_since(today).await.expect_err("down");
+        assert!(began.elapsed() < Duration::from_millis(10), "at once");
+
+        // A silent store may only be busy: the quick question gets no
+        // answer, and its read goes on waiting.
+        let memory = Arc::new(MemoryStore::new(name(), Retention::default()));
+        let store = ReconnectingStore::answering(memory.clone());
+        memory.set_gone(Some(activity::store::Gone::Silent));
+        let waited = tokio::time::timeout(Duration::from_secs(2), store.day_requests(today)).await;
+        assert!(waited.is_err(), "still waiting: {waited:?}");
     }
 
     /// A store that was down at start and came up: every method of the
