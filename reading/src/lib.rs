@@ -213,6 +213,14 @@ impl Reading {
     }
 }
 
+/// A mutex's guard, the data as it was left if a holder panicked (each
+/// lock here guards counts and kept summaries, never a half-done step).
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// How many rows an export reads from a store at a time.
 pub const EXPORT_PAGE: usize = 1_000;
 

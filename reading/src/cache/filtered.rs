@@ -27,6 +27,7 @@ use tokio::sync::{Semaphore, watch};
 
 use super::{FRESH_WAIT, Summaries};
 use crate::index::{Marked, SummedDay, VisitorIndex};
+use crate::lock;
 use crate::marks::{Mark, Marks};
 use crate::merge;
 
@@ -289,10 +290,4 @@ impl Drop for Ending {
             unsent
         });
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -27,6 +27,7 @@ use activity::store::{ActivityStore, StoreError};
 use activity::summary::DaySummary;
 use chrono::{Days, NaiveDate};
 
+use crate::lock;
 use crate::marks::{Mark, Marks};
 use crate::merge;
 use saved::SavedDay;
@@ -253,13 +254,6 @@ impl SummaryCache {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<NaiveDate, Kept>> {
         lock(&self.days)
     }
-}
-
-/// Locks `mutex`, whether or not a holder panicked (the data is whole).
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Whether a refresh keeps how long its summing took: only the summing of

@@ -26,6 +26,7 @@ use activity::summary::DaySummary;
 use chrono::NaiveDate;
 use tokio::sync::watch;
 
+use crate::lock;
 use crate::marks::Mark;
 use day::DayRows;
 
@@ -342,12 +343,6 @@ fn held_rows(days: &BTreeMap<NaiveDate, Held>) -> usize {
         .filter_map(|held| held.rows.as_ref())
         .map(|rows| rows.len())
         .sum()
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[cfg(test)]
