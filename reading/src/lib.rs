@@ -27,6 +27,7 @@ pub mod cache;
 pub mod deadline;
 pub mod export;
 pub mod index;
+mod lock;
 mod marks;
 mod merge;
 pub mod query;
@@ -211,14 +212,6 @@ impl Reading {
         let _ = chunks.send(end).await;
         Ok(written)
     }
-}
-
-/// A mutex's guard, the data as it was left if a holder panicked (each
-/// lock here guards counts and kept summaries, never a half-done step).
-fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// How many rows an export reads from a store at a time.

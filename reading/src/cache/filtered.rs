@@ -27,7 +27,7 @@ use tokio::sync::{Semaphore, watch};
 
 use super::{FRESH_WAIT, Summaries};
 use crate::index::{Marked, SummedDay, VisitorIndex};
-use crate::lock;
+use crate::lock::lock;
 use crate::marks::{Mark, Marks};
 use crate::merge;
 

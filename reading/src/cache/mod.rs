@@ -27,7 +27,7 @@ use activity::store::{ActivityStore, StoreError};
 use activity::summary::DaySummary;
 use chrono::{Days, NaiveDate};
 
-use crate::lock;
+use crate::lock::lock;
 use crate::marks::{Mark, Marks};
 use crate::merge;
 use saved::SavedDay;

@@ -26,7 +26,7 @@ use activity::summary::DaySummary;
 use chrono::NaiveDate;
 use tokio::sync::watch;
 
-use crate::lock;
+use crate::lock::lock;
 use crate::marks::Mark;
 use day::DayRows;
 
