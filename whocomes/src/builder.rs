@@ -20,6 +20,7 @@ use ipnet::IpNet;
 
 use crate::connections::ConnectionLimits;
 use crate::keys::KeyScheme;
+use crate::notify::NotifySettings;
 use crate::site::Whocomes;
 use crate::{BuildError, peer};
 
@@ -58,6 +59,7 @@ pub struct Builder {
     pub(crate) metrics_addr: Option<SocketAddr>,
     pub(crate) api_keys: Vec<(String, String, Vec<String>)>,
     pub(crate) api_per_hour: u32,
+    pub(crate) notify: NotifySettings,
 }
 
 impl std::fmt::Debug for Builder {
@@ -102,6 +104,7 @@ impl Default for Builder {
             host: Host::Embedded,
             limits: ConnectionLimits::default(),
             metrics_addr: None,
+            notify: NotifySettings::default(),
         }
     }
 }
@@ -321,6 +324,15 @@ impl Builder {
     /// 600); past it the API answers 429 with `Retry-After`.
     pub fn api_requests_per_hour(mut self, requests: u32) -> Self {
         self.api_per_hour = requests;
+        self
+    }
+
+    /// Where alerts go and when they are sent (the binary's `--mail-*`,
+    /// `--webhook` and `--alert-*`): with a channel, a store down, hits
+    /// lost, day keys that did not turn and a spike or drop in people are
+    /// told once each, with a recovery ([`notify`](crate::notify)).
+    pub fn notify(mut self, settings: NotifySettings) -> Self {
+        self.notify = settings;
         self
     }
 

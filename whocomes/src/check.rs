@@ -1,7 +1,7 @@
 //! The one preflight: [`Builder::check`] reads every setting that can be
 //! wrong as written — the store URLs and names, the key given, the tab's
 //! path, the rules, the funnel, an empty password, a private tab nobody
-//! can sign in to, a connection limit of zero — and refuses the first that is, before anything is written: no
+//! can sign in to, a connection limit of zero, an alert channel that cannot be opened — and refuses the first that is, before anything is written: no
 //! data folder, day key, migration or `serving-PID` mark. A store that is
 //! well-formed but cannot be reached is not checked here: that is a state
 //! the site serves through (the store is tried again). What it returns,
@@ -19,6 +19,7 @@ use admin::server::stats_api::keys as keys_api;
 
 use crate::connections::ConnectionLimits;
 use crate::keys::KeyScheme;
+use crate::notify::NotifySettings;
 use crate::{BuildError, Builder};
 
 /// Settings checked by [`Builder::check`], ready to
@@ -39,6 +40,7 @@ pub struct Checked {
     pub(crate) tab: AdminConfig,
     pub(crate) limits: ConnectionLimits,
     pub(crate) metrics_addr: Option<SocketAddr>,
+    pub(crate) notify: NotifySettings,
 }
 
 impl std::fmt::Debug for Checked {
@@ -110,6 +112,7 @@ impl Builder {
         if self.private && self.password.is_none() {
             return Err(BuildError::Private);
         }
+        self.notify.check().map_err(BuildError::Notify)?;
         if self.api_per_hour == 0 {
             return Err(BuildError::ApiRequests);
         }
@@ -152,6 +155,7 @@ impl Builder {
             tab,
             limits: self.limits,
             metrics_addr: self.metrics_addr,
+            notify: self.notify,
         })
     }
 }

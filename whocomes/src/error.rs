@@ -45,6 +45,10 @@ pub enum BuildError {
     /// A connection limit of zero (it would refuse or cut off everyone).
     #[error("connection_limits: {0} cannot be zero")]
     ConnectionLimit(&'static str),
+    /// An alert channel or threshold is refused (the words never hold a
+    /// URL).
+    #[error("notify: {0}")]
+    Notify(String),
     /// The tab cannot be set up (the password, the funnel).
     #[error(transparent)]
     Tab(#[from] admin::server::SetupError),

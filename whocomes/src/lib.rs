@@ -35,6 +35,7 @@
 //! - [`stores`] — a store opened from its URL (the binary's `--store-url`);
 //! - [`keys`] — the day keys, kept in the data folder, and the key given;
 //! - [`data_folder`] — the start lock and the `serving-PID` mark;
+//! - [`notify`] — alerts to e-mail and webhooks, once per episode;
 //! - [`signal`] — SIGTERM or Ctrl-C; [`write_and_close`] — what a stop does.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -47,6 +48,7 @@ mod error;
 pub mod keys;
 mod layer;
 mod monitors;
+pub mod notify;
 mod peer;
 mod shutdown;
 mod site;

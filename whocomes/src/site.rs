@@ -45,6 +45,8 @@ pub struct Whocomes {
     pub(crate) monitors: Option<(SocketAddr, JoinHandle<()>)>,
     /// The day keys' turning task, stopped with the rest.
     pub(crate) turning: Option<JoinHandle<()>>,
+    /// The alerts' watch, stopped with the rest.
+    pub(crate) notifying: Option<JoinHandle<()>>,
     /// This server's mark in the data folder, removed at a clean stop.
     pub(crate) serving: Option<Serving>,
 }
@@ -177,13 +179,17 @@ impl Whocomes {
     }
 
     /// Writes every hit still queued or pending into the store and closes
-    /// the stores; stops the monitors and the day keys' turning, and
+    /// the stores; stops the monitors, the day keys' turning and the
+    /// alerts' watch, and
     /// removes this server's mark from the data folder. Call it once the
     /// server has stopped serving: a hit offered after this is dropped and
     /// counted.
     pub async fn shutdown(self) -> StatsSnapshot {
         if let Some(turning) = self.turning {
             turning.abort();
+        }
+        if let Some(notifying) = self.notifying {
+            notifying.abort();
         }
         let stores: Vec<_> = std::iter::once(self.store)
             .chain(self.read_stores)

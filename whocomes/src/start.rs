@@ -90,6 +90,7 @@ impl Checked {
             let admin = admin.clone();
             async move { admin.warm_up().await }
         });
+        let notifying = crate::notify::start(self.notify, admin.clone(), store.clone());
         let monitors = match self.metrics_addr {
             Some(addr) => monitors::listen(addr, &admin, &self.limits).await,
             None => None,
@@ -104,6 +105,7 @@ impl Checked {
             limits: self.limits,
             monitors,
             turning: kept.map(keys::KeptDayKeys::keep_turning),
+            notifying,
             serving,
         })
     }

@@ -1,0 +1,99 @@
+//! E-mail over SMTP, by lettre: `smtp://` (STARTTLS when the server offers
+//! it, `?tls=required` to insist), `smtps://` (TLS from the start), a user
+//! and password in the URL if the server wants them. A notice with HTML is
+//! sent as text and HTML alternatives; the password is never said.
+
+use async_trait::async_trait;
+use lettre::message::{Mailbox, MultiPart, SinglePart, header::ContentType};
+use lettre::{AsyncSmtpTransport, AsyncTransport as _, Message, Tokio1Executor};
+
+use super::channel::{Channel, SEND_TIMEOUT};
+use super::notice::Notice;
+
+/// An SMTP server and the addresses notices go to.
+pub struct Mail {
+    transport: AsyncSmtpTransport<Tokio1Executor>,
+    server: String,
+    from: Mailbox,
+    to: Vec<Mailbox>,
+}
+
+impl Mail {
+    /// Mail through the server at `url`, from `from`, to each of `to`.
+    pub fn open(url: &str, from: &str, to: &[String]) -> Result<Self, String> {
+        let parsed =
+            reqwest::Url::parse(url).map_err(|error| format!("the mail server's URL: {error}"))?;
+        if !matches!(parsed.scheme(), "smtp" | "smtps") {
+            return Err("the mail server's URL starts with smtp:// or smtps://".to_owned());
+        }
+        let server = match (parsed.host_str(), parsed.port()) {
+            (Some(host), Some(port)) => format!("{host}:{port}"),
+            (Some(host), None) => host.to_owned(),
+            (None, _) => return Err("the mail server's URL names no host".to_owned()),
+        };
+        let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
+            // lettre's words about a URL do not repeat its password.
+            .map_err(|error| format!("the mail server's URL: {error}"))?
+            .timeout(Some(SEND_TIMEOUT))
+            .build();
+        let from = from
+            .parse()
+            .map_err(|error| format!("the sender's address {from:?}: {error}"))?;
+        if to.is_empty() {
+            return Err("mail needs at least one address to send to".to_owned());
+        }
+        let to = to
+            .iter()
+            .map(|address| {
+                address
+                    .parse()
+                    .map_err(|error| format!("the address {address:?}: {error}"))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            transport,
+            server,
+            from,
+            to,
+        })
+    }
+
+    fn message(&self, notice: &Notice) -> Result<Message, String> {
+        let mut builder = Message::builder()
+            .from(self.from.clone())
+            .subject(notice.subject.clone());
+        for to in &self.to {
+            builder = builder.to(to.clone());
+        }
+        let message = match &notice.html {
+            Some(html) => builder.multipart(MultiPart::alternative_plain_html(
+                notice.text.clone(),
+                html.clone(),
+            )),
+            None => builder.singlepart(
+                SinglePart::builder()
+                    .header(ContentType::TEXT_PLAIN)
+                    .body(notice.text.clone()),
+            ),
+        };
+        message.map_err(|error| format!("the message could not be made: {error}"))
+    }
+}
+
+#[async_trait]
+impl Channel for Mail {
+    fn describe(&self) -> String {
+        let to = self.to.len();
+        let addresses = if to == 1 { "address" } else { "addresses" };
+        format!("mail through {} to {to} {addresses}", self.server)
+    }
+
+    async fn send(&self, notice: &Notice) -> Result<(), String> {
+        let message = self.message(notice)?;
+        self.transport
+            .send(message)
+            .await
+            .map(|_| ())
+            .map_err(|error| format!("{} did not take the mail: {error}", self.server))
+    }
+}

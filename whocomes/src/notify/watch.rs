@@ -1,0 +1,65 @@
+//! The loop: every [`look_every`](super::NotifySettings::look_every) it
+//! asks each alert, posts what changed, tries what is owed, and keeps the
+//! record in the site's store.
+
+use std::sync::Arc;
+
+use activity::store::ActivityStore;
+use admin::server::Admin;
+use chrono::Utc;
+use tokio::task::JoinHandle;
+
+use super::NotifySettings;
+use super::alerts::{self, Memory};
+use super::channel::{self, Channel};
+use super::outbox::{Record, channel_key};
+
+/// Starts the watch, if there is a channel to tell (needs a Tokio runtime).
+pub(crate) fn start(
+    settings: NotifySettings,
+    admin: Admin,
+    store: Arc<dyn ActivityStore>,
+) -> Option<JoinHandle<()>> {
+    let mut channels: Vec<(String, Box<dyn Channel>)> = Vec::new();
+    for (index, config) in settings.channels.iter().enumerate() {
+        match channel::open(config) {
+            Ok(channel) => channels.push((channel_key(index, channel.as_ref()), channel)),
+            // Checked before the start: only a channel that could not be
+            // opened twice in a row gets here.
+            Err(reason) => tracing::error!("a notice channel could not be opened: {reason}"),
+        }
+    }
+    if channels.is_empty() {
+        return None;
+    }
+    for (key, _) in &channels {
+        tracing::info!("notices go to {key}");
+    }
+    Some(tokio::spawn(async move {
+        let mut record = Record::load(&store).await;
+        let mut memory = Memory::default();
+        let mut saved = true;
+        loop {
+            let now = Utc::now();
+            let before = record.clone();
+            let mut told = alerts::stores(&admin, &settings, &mut memory, &mut record, now).await;
+            told.extend(alerts::hits(&admin, &mut memory, &mut record, now));
+            told.extend(alerts::day_keys(&admin, &mut record, now));
+            told.extend(alerts::traffic(&admin, &settings, &mut record, now).await);
+            let owed: Vec<String> = channels.iter().map(|(key, _)| key.clone()).collect();
+            for told in told {
+                record.post(told, owed.clone(), now);
+            }
+            record.send_due(&channels, Utc::now()).await;
+            if record != before || !saved {
+                saved = record.save(&store).await;
+            }
+            let mut wait = settings.look_every;
+            if let Some(due) = record.next_due() {
+                let until = (due - Utc::now()).to_std().unwrap_or_default();
+                wait = wait.min(until.max(std::time::Duration::from_millis(200)));
+            }
+            tokio::time::sleep(wait).await;
+        }
+    }))
+}
