@@ -7,7 +7,8 @@
 //! - `alerts` — what each look checks, and its words;
 //! - `outbox` — what was sent and what is owed, kept in the store, retried;
 //! - `watch` — the loop that looks every minute;
-//! - `channel` — the port every channel is behind, one file each:
+//! - `channel` — the port every channel is behind (`config` names and
+//!   opens them), one file each:
 //!   `mail` (SMTP), `webhook` (JSON), `slack`, `ntfy`.
 //!
 //! [`Checked::build`](crate::Checked::build) starts it when a channel is
@@ -15,6 +16,7 @@
 
 mod alerts;
 pub mod channel;
+mod config;
 pub mod episode;
 mod mail;
 pub mod notice;
@@ -27,7 +29,7 @@ mod webhook;
 
 use std::time::Duration;
 
-pub use channel::ChannelConfig;
+pub use config::ChannelConfig;
 pub use traffic::TrafficThresholds;
 pub(crate) use watch::start;
 
@@ -60,8 +62,8 @@ impl NotifySettings {
     /// Whether a setting is wrong as written: a channel that cannot be
     /// opened, a threshold that means nothing.
     pub fn check(&self) -> Result<(), String> {
-        for config in &self.channels {
-            channel::open(config)?;
+        for named in &self.channels {
+            config::open(named)?;
         }
         let traffic = &self.traffic;
         if !(traffic.spike_factor.is_finite() && traffic.spike_factor > 1.0) {
