@@ -14,6 +14,8 @@ SEMVER_CHECKS_VERSION="0.51.0"
 E2E_DIR="$ROOT/end2end"
 # The stats API test's third-party Plausible client (scripts/bootstrap).
 PLAUSIBLE_MCP_VERSION="0.1.2"
+# The SMTP server the alerts test mails to (PyPI; a venv under target/tools).
+AIOSMTPD_VERSION="1.4.6"
 
 # The wasm-bindgen CLI must equal the library version in Cargo.lock exactly.
 wasm_bindgen_version() {

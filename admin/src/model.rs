@@ -49,6 +49,10 @@ pub struct Overview {
     pub stores: Vec<StoreStatus>,
     /// What the writer of this server has done since it started.
     pub writer: WriterStatus,
+    /// What the alerts sent, for a signed-in reader of a server that sends
+    /// them.
+    #[serde(default)]
+    pub notices: Option<NoticesStatus>,
     /// Who set the tab up (which settings its sentences name).
     #[serde(default)]
     pub host: Host,
@@ -255,6 +259,21 @@ pub struct StoreStatus {
     /// (`17:42:10 UTC`): it could not be read now.
     #[serde(default)]
     pub read_at: Option<String>,
+}
+
+/// What the alerts have sent since this server started.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoticesStatus {
+    /// Where they go, in words.
+    pub channels: Vec<String>,
+    /// Notices a channel took (one per channel).
+    pub sent: u64,
+    /// Tries that failed.
+    pub failed: u64,
+    /// Notices some channel has not taken yet (tried again later).
+    pub waiting: u64,
+    /// Why the last try failed, while a notice waits.
+    pub last_failure: Option<String>,
 }
 
 /// What this server's writer has done since it started.

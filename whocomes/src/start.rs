@@ -83,6 +83,7 @@ impl Checked {
                 .as_ref()
                 .map(activity::recording::WriterHandle::stats),
             connections: Some(connections.clone()),
+            notices: (!self.notify.channels.is_empty()).then(Default::default),
             day_keys: kept.as_ref().map(|kept| kept.keys.clone()),
             ..self.tab
         })?;

@@ -171,6 +171,69 @@ pub fn day_rows(store: &StoreName, day: NaiveDate, visitors: u32, seed: u64) -> 
     }
 }
 
+/// People only, `people[h]` of them arriving in each UTC hour `h` of `day`
+/// (at `seed`-drawn minutes), each loading `/` and then `/about` within a
+/// few minutes: the made-up history a test of the traffic alerts reads.
+pub fn people_by_hour(store: &StoreName, day: NaiveDate, people: &[u64; 24], seed: u64) -> Batch {
+    let key =
+        VisitorKey::from_bytes(vec![42; 32]).unwrap_or_else(|_| unreachable!("a non-empty key"));
+    let mut next = stream(seed ^ u64::from(day.to_epoch_days().unsigned_abs()));
+    let midnight = day.and_time(chrono::NaiveTime::MIN).and_utc();
+    let mut batch = Batch::default();
+    let mut n: u32 = 0;
+    for (hour, &count) in people.iter().enumerate() {
+        let start = midnight + Duration::hours(hour as i64);
+        for path in ["/", "/about"] {
+            if count > 0 {
+                batch.hours.push(HourRow {
+                    store: store.clone(),
+                    hour: start,
+                    path: path.to_owned(),
+                    requests: count,
+                    bots: 0,
+                    self_reads: 0,
+                });
+            }
+        }
+        for _ in 0..count {
+            let ip = std::net::IpAddr::from(0x0a00_0000u32.wrapping_add(n).to_be_bytes());
+            n += 1;
+            let first_seen = start + Duration::seconds((next() % 3_000) as i64);
+            let last_seen = first_seen + Duration::seconds((next() % 500) as i64);
+            let top_paths = vec![
+                PathCount {
+                    path: "/".to_owned(),
+                    requests: 1,
+                },
+                PathCount {
+                    path: "/about".to_owned(),
+                    requests: 1,
+                },
+            ];
+            let pages = sample_pages(&top_paths, 2, first_seen, last_seen);
+            batch.visitors.push(VisitorDay {
+                store: store.clone(),
+                day,
+                visitor: visitor_token(&key, day, Some(ip)),
+                network: Network::of(Some(ip)),
+                country: country(n.into()),
+                first_seen,
+                last_seen,
+                requests: 2,
+                bots: 0,
+                self_reads: 0,
+                evidence: crate::request::evidence::Evidence::FILES,
+                bot_classes: crate::request::bot_class::ClassSet::default(),
+                top_paths,
+                sources: Vec::new(),
+                pages,
+            });
+            batch.hits += 2;
+        }
+    }
+    batch
+}
+
 /// The demo's paths first (so the funnel has steps to find), then made-up ones.
 fn page_path(n: u64) -> String {
     match n {

@@ -24,6 +24,7 @@ pub mod auth;
 pub mod csp;
 mod edge;
 mod layer;
+mod notices;
 pub mod operations;
 pub mod origin;
 pub mod overview;
@@ -47,6 +48,7 @@ use reading::Reading;
 pub use auth::PasswordError;
 pub use edge::ConnectionStats;
 pub use layer::{AdminLayer, AdminService};
+pub use notices::NoticeStats;
 
 use auth::{Attempts, Checker, Password, Sessions};
 
@@ -59,6 +61,8 @@ pub struct AdminConfig {
     pub recorder: Option<Arc<RecorderStats>>,
     /// The server's connection counters (open, refused at the cap), if it keeps them.
     pub connections: Option<Arc<ConnectionStats>>,
+    /// What the alerts sent, if this server sends them.
+    pub notices: Option<Arc<NoticeStats>>,
     /// The admin password; without one nobody can sign in.
     pub password: Option<String>,
     /// Make the whole tab (aggregates too) sign-in only.
@@ -147,6 +151,7 @@ struct Inner {
     reading: Reading,
     recorder: Option<Arc<RecorderStats>>,
     connections: Option<Arc<ConnectionStats>>,
+    notices: Option<Arc<NoticeStats>>,
     password: Option<Password>,
     sessions: Sessions,
     attempts: Attempts,
@@ -209,6 +214,7 @@ impl Admin {
             reading: Reading::new(config.stores, config.funnel),
             recorder: config.recorder,
             connections: config.connections,
+            notices: config.notices,
             password,
             sessions: Sessions::new()?,
             attempts: Attempts::default(),
@@ -312,6 +318,11 @@ impl Admin {
     /// was given them and counts there: [`ConnectionStats::kept`]).
     pub fn connections(&self) -> Option<&ConnectionStats> {
         self.0.connections.as_deref().filter(|stats| stats.kept())
+    }
+
+    /// What the alerts sent, if this server sends them.
+    pub fn notices(&self) -> Option<&NoticeStats> {
+        self.0.notices.as_deref()
     }
 
     /// Sign-in attempts refused over a budget since start.

@@ -126,6 +126,26 @@ pub async fn metrics(admin: &Admin) -> String {
             connections.refused_count(),
         );
     }
+    if let Some(notices) = admin.notices() {
+        counter(
+            &mut registry,
+            "notices_sent",
+            "Alerts and digests a channel (mail, webhook) took, one per channel.",
+            notices.sent_count(),
+        );
+        counter(
+            &mut registry,
+            "notice_failures",
+            "Tries to send an alert or digest that failed (each is tried again later).",
+            notices.failed_count(),
+        );
+        gauge(
+            &mut registry,
+            "notices_waiting",
+            "Alerts and digests some channel has not taken yet.",
+            i64::try_from(notices.waiting()).unwrap_or(i64::MAX),
+        );
+    }
     if let Some(day) = admin.day_keys_day() {
         let age = chrono::Utc::now() - day.and_time(chrono::NaiveTime::MIN).and_utc();
         gauge(

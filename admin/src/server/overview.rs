@@ -88,6 +88,10 @@ pub async fn overview(
             .map(|store| status(admin, store, details))
             .collect(),
         writer: writer_status(admin),
+        notices: admin
+            .notices()
+            .filter(|_| details)
+            .map(|notices| notices.status()),
         host: admin.host(),
         loopback_as_people: admin.loopback_as_people(),
         current,

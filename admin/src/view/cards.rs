@@ -13,7 +13,8 @@ use super::toggles::{Toggles, toggle};
 use super::visits::VisitsCard;
 use crate::chart;
 use crate::model::{
-    CountryRow, Host, Overview, SourceRow, StoreLine, StoreStatus, WriterStatus, store_label,
+    CountryRow, Host, NoticesStatus, Overview, SourceRow, StoreLine, StoreStatus, WriterStatus,
+    store_label,
 };
 use crate::span::Span;
 use crate::words::{Setting, capitalised, counted, none_or};
@@ -59,6 +60,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         last_five_minutes,
         stores,
         writer,
+        notices,
         host,
         loopback_as_people,
         current,
@@ -113,7 +115,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         </Show>
         <BotsCard rows=bots toggles />
         <TopPathsCard paths=top_paths toggles />
-        <StoresCard stores lines=store_lines_for_card writer />
+        <StoresCard stores lines=store_lines_for_card writer notices />
     }
 }
 
@@ -400,6 +402,7 @@ fn StoresCard(
     stores: Vec<StoreStatus>,
     lines: Vec<StoreLine>,
     writer: WriterStatus,
+    notices: Option<NoticesStatus>,
 ) -> impl IntoView {
     let items = stores
         .into_iter()
@@ -457,6 +460,12 @@ fn StoresCard(
                 })}
                 <dt>"Sign-ins"</dt>
                 <dd>{sign_ins_sentence(&writer)}</dd>
+                {notices.map(|notices| view! {
+                    <dt>"Alerts"</dt>
+                    <dd class="notices" data-notices-sent=notices.sent.to_string() data-notices-waiting=notices.waiting.to_string()>
+                        {notices_sentence(&notices)}
+                    </dd>
+                })}
             </dl>
         </section>
     }
@@ -483,6 +492,28 @@ fn writer_sentence(writer: &WriterStatus) -> String {
             "{n} (the store was down too long)"
         )),
     )
+}
+
+/// Where alerts go and what was sent: `To mail through HOST to 1
+/// address: 3 sent, none failed.`, and why the waiting ones wait.
+fn notices_sentence(notices: &NoticesStatus) -> String {
+    let mut said = format!(
+        "To {}: {} sent, {} failed.",
+        notices.channels.join(" and "),
+        notices.sent,
+        none_or(notices.failed, |n| n.to_string()),
+    );
+    if notices.waiting > 0 {
+        said.push_str(&format!(
+            " {} waiting, tried again later",
+            counted(notices.waiting, "notice", "notices")
+        ));
+        match &notices.last_failure {
+            Some(failure) => said.push_str(&format!(": {failure}.")),
+            None => said.push('.'),
+        }
+    }
+    said
 }
 
 /// Connections open now and refused at the cap: `3 open; none refused…`.

@@ -125,6 +125,9 @@ pub struct ServeArgs {
     pub admin: AdminArgs,
 
     #[command(flatten)]
+    pub notify: crate::config::notify_args::NotifyArgs,
+
+    #[command(flatten)]
     pub connections: crate::config::connection_args::ConnectionArgs,
 
     /// Also read the demo store (a made-up history in the store named

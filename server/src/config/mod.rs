@@ -6,6 +6,7 @@ pub mod admin_args;
 pub mod cli;
 pub mod connection_args;
 pub mod counting;
+pub mod notify_args;
 pub mod storage;
 pub mod telemetry;
 pub mod to_builder;

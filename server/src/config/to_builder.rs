@@ -28,7 +28,8 @@ pub fn builder(config: &ServeArgs) -> anyhow::Result<Builder> {
         .counting(!config.no_counting)
         .private(config.admin.private)
         .api_requests_per_hour(config.admin.api_requests_per_hour)
-        .connection_limits(config.connections.limits());
+        .connection_limits(config.connections.limits())
+        .notify(config.notify.settings()?);
     if let Some(url) = &config.store.store_url {
         builder = builder.store_url(url);
     }
@@ -118,6 +119,9 @@ fn flag_words(error: BuildError) -> anyhow::Error {
         BuildError::Tab(other) => {
             anyhow::Error::new(other).context("the Admin tab cannot be set up")
         }
+        BuildError::Notify(why) => anyhow::anyhow!(
+            "the alerts (--mail-url, --mail-from, --mail-to, --webhook, --alert-*): {why}"
+        ),
         BuildError::ApiRequests => anyhow::anyhow!(
             "--api-requests-per-hour (WHOCOMES_API_REQUESTS_PER_HOUR): at least 1 (the default is 600)"
         ),

@@ -20,6 +20,7 @@ mod funnel;
 mod helpers;
 mod impostors;
 mod leaks;
+mod notify;
 mod operations;
 mod real_clients;
 mod recording;

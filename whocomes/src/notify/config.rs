@@ -9,9 +9,9 @@ use super::{mail, ntfy, slack, webhook};
 /// A channel as the builder and the flags name it.
 #[derive(Clone, PartialEq, Eq)]
 pub enum ChannelConfig {
-    /// E-mail over SMTP: `smtp://host:port` (STARTTLS when the server offers
-    /// it; `?tls=required` to insist), `smtps://host:port` (TLS from the
-    /// start), with `user:password@` if the server wants them.
+    /// E-mail over SMTP: `smtp://host:port?tls=required` (STARTTLS),
+    /// `smtps://host:port` (TLS from the start), with `user:password@` if
+    /// the server wants them; plain `smtp://` only to this machine.
     Mail {
         /// The server's URL.
         url: String,

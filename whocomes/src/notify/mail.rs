@@ -1,7 +1,9 @@
-//! E-mail over SMTP, by lettre: `smtp://` (STARTTLS when the server offers
-//! it, `?tls=required` to insist), `smtps://` (TLS from the start), a user
-//! and password in the URL if the server wants them. A notice with HTML is
-//! sent as text and HTML alternatives; the password is never said.
+//! E-mail over SMTP, by lettre: `smtp://HOST:PORT?tls=required` (STARTTLS),
+//! `smtps://HOST:PORT` (TLS from the start), a user and password in the URL
+//! if the server wants them. Plain `smtp://` (no TLS at all) is taken only
+//! for a server on this machine, so a password never crosses a network in
+//! the clear. A notice with HTML is sent as text and HTML alternatives; the
+//! password is never said.
 
 use async_trait::async_trait;
 use lettre::message::{Mailbox, MultiPart, SinglePart, header::ContentType};
@@ -31,6 +33,20 @@ impl Mail {
             (Some(host), None) => host.to_owned(),
             (None, _) => return Err("the mail server's URL names no host".to_owned()),
         };
+        let tls = parsed.query_pairs().any(|(key, _)| key == "tls");
+        let host = parsed.host_str().unwrap_or_default();
+        let local = host == "localhost"
+            || host
+                .trim_matches(['[', ']'])
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        if parsed.scheme() == "smtp" && !tls && !local {
+            return Err(format!(
+                "smtp://{server} would send mail (and any password) unencrypted: add \
+                 ?tls=required for STARTTLS, or use smtps:// (plain smtp:// is for a \
+                 server on this machine)"
+            ));
+        }
         let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
             // lettre's words about a URL do not repeat its password.
             .map_err(|error| format!("the mail server's URL: {error}"))?

@@ -61,12 +61,14 @@ pub fn channel_key(index: usize, channel: &dyn Channel) -> String {
 }
 
 /// What one round of sending did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Sent {
     /// Notices taken by a channel.
     pub sent: u64,
     /// Tries that failed.
     pub failed: u64,
+    /// Why the last one failed, naming its channel.
+    pub last_failure: Option<String>,
 }
 
 impl Record {
@@ -172,11 +174,9 @@ impl Record {
                     Ok(()) => sent.sent += 1,
                     Err(reason) => {
                         sent.failed += 1;
-                        tracing::warn!(
-                            "notice {} not sent by {}: {reason}",
-                            waiting.notice.id,
-                            channel.describe()
-                        );
+                        let failure = format!("{}: {reason}", channel.describe());
+                        tracing::warn!("notice {} not sent by {failure}", waiting.notice.id);
+                        sent.last_failure = Some(failure);
                         owed.push(key);
                     }
                 }

@@ -36,6 +36,14 @@ pub(crate) fn start(
     for (key, _) in &channels {
         tracing::info!("notices go to {key}");
     }
+    if let Some(stats) = admin.notices() {
+        stats.set_channels(
+            channels
+                .iter()
+                .map(|(_, channel)| channel.describe())
+                .collect(),
+        );
+    }
     Some(tokio::spawn(async move {
         let mut record = Record::load(&store).await;
         let mut memory = Memory::default();
@@ -51,7 +59,11 @@ pub(crate) fn start(
             for told in told {
                 record.post(told, owed.clone(), now);
             }
-            record.send_due(&channels, Utc::now()).await;
+            let sent = record.send_due(&channels, Utc::now()).await;
+            if let Some(stats) = admin.notices() {
+                let waiting = record.waiting.len() as u64;
+                stats.sent(sent.sent, sent.failed, sent.last_failure, waiting);
+            }
             if record != before || !saved {
                 saved = record.save(&store).await;
             }

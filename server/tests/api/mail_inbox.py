@@ -1,0 +1,41 @@
+"""Prints, as JSON, every message in a Maildir that aiosmtpd's Mailbox
+handler filled: its subject, sender, recipients, and each text part by
+content type (decoded). The alerts test reads its mail through this, with
+Python's own e-mail parser rather than one written to match whocomes.
+
+Usage: python mail_inbox.py MAILDIR
+"""
+import json
+import mailbox
+import sys
+from email.header import decode_header, make_header
+
+
+def parts(message):
+    found = {}
+    for part in message.walk():
+        if part.get_content_maintype() == "text":
+            found[part.get_content_type()] = part.get_payload(decode=True).decode(
+                part.get_content_charset() or "utf-8"
+            )
+    return found
+
+
+def main():
+    box = mailbox.Maildir(sys.argv[1], factory=None, create=False)
+    messages = []
+    for key in sorted(box.keys()):
+        message = box.get_message(key)
+        messages.append(
+            {
+                "subject": str(make_header(decode_header(message["subject"]))),
+                "from": str(message["from"]),
+                "to": str(message["to"]),
+                "parts": parts(message),
+            }
+        )
+    print(json.dumps(messages))
+
+
+if __name__ == "__main__":
+    main()

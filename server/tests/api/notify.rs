@@ -1,0 +1,373 @@
+//! Alerts from the real binary to a real SMTP server (aiosmtpd, its
+//! Maildir read back by Python's e-mail parser) and to webhooks (a JSON
+//! body, Slack's and ntfy's) received on loopback: a drop and its end, a
+//! spike and its end from made-up weeks in PostgreSQL, a store down after
+//! PostgreSQL is stopped and back after it is started, each told once on
+//! every channel, and nothing told twice across a restart.
+#![allow(clippy::print_stdout)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use activity::store::ActivityStore as _;
+use axum::extract::{Path as UrlPath, State};
+use axum::http::HeaderMap;
+use chrono::{DurationRound as _, Timelike as _, Utc};
+
+use crate::faults::{Postgres, can_run, postgres_script, wait_until};
+use crate::signals::start_binary_logged;
+
+/// What the webhook receiver got: the path, ntfy's title header, the body.
+type Received = Arc<Mutex<Vec<(String, Option<String>, String)>>>;
+
+fn aiosmtpd() -> Option<PathBuf> {
+    let python =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/tools/aiosmtpd/bin/python");
+    if python.exists() {
+        return Some(python);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "aiosmtpd is missing under CI: scripts/bootstrap installs it"
+    );
+    println!("SKIPPED: aiosmtpd is not installed (scripts/bootstrap installs it)");
+    None
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("a port")
+        .local_addr()
+        .expect("an address")
+        .port()
+}
+
+/// aiosmtpd on loopback, keeping what it gets in `maildir`; killed on drop.
+struct SmtpServer(Child);
+
+impl SmtpServer {
+    fn start(python: &Path, port: u16, maildir: &Path) -> Self {
+        let child = Command::new(python)
+            .args(["-m", "aiosmtpd", "-n", "-l"])
+            .arg(format!("127.0.0.1:{port}"))
+            .args(["-c", "aiosmtpd.handlers.Mailbox"])
+            .arg(maildir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("aiosmtpd starts");
+        Self(child)
+    }
+}
+
+impl Drop for SmtpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The mail in `maildir`, as Python's e-mail parser reads it.
+fn inbox(python: &Path, maildir: &Path) -> Vec<serde_json::Value> {
+    if !maildir.join("new").exists() {
+        return Vec::new();
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/api/mail_inbox.py");
+    let output = Command::new(python)
+        .arg(script)
+        .arg(maildir)
+        .output()
+        .expect("the inbox reader runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice::<Vec<serde_json::Value>>(&output.stdout).expect("JSON")
+}
+
+fn subjects(mail: &[serde_json::Value]) -> Vec<String> {
+    mail.iter()
+        .map(|message| message["subject"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// A webhook receiver on loopback: every POST is kept; answers 200.
+async fn receiver() -> (u16, Received) {
+    let received: Received = Arc::default();
+    let app = axum::Router::new()
+        .route(
+            "/{hook}",
+            axum::routing::post(
+                async |State(received): State<Received>,
+                       UrlPath(hook): UrlPath<String>,
+                       headers: HeaderMap,
+                       body: String| {
+                    let title = headers
+                        .get("title")
+                        .and_then(|value| value.to_str().ok())
+                        .map(str::to_owned);
+                    received.lock().expect("kept").push((hook, title, body));
+                },
+            ),
+        )
+        .with_state(received.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let port = listener.local_addr().expect("an address").port();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (port, received)
+}
+
+/// How many of each (hook, topic word) the receiver got.
+fn tally(received: &Received) -> BTreeMap<(String, String), usize> {
+    let mut tally = BTreeMap::new();
+    for (hook, title, body) in received.lock().expect("kept").iter() {
+        let what = match hook.as_str() {
+            "json" => {
+                let body: serde_json::Value = serde_json::from_str(body).expect("a JSON body");
+                format!(
+                    "{} {}",
+                    body["topic"].as_str().unwrap_or("?"),
+                    body["state"].as_str().unwrap_or("?")
+                )
+            }
+            "slack" => {
+                let body: serde_json::Value = serde_json::from_str(body).expect("a JSON body");
+                body["text"]
+                    .as_str()
+                    .unwrap_or("?")
+                    .lines()
+                    .next()
+                    .unwrap_or("?")
+                    .to_owned()
+            }
+            _ => title.clone().unwrap_or_default(),
+        };
+        *tally.entry((hook.clone(), what)).or_default() += 1;
+    }
+    tally
+}
+
+fn stop(child: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alerts_reach_mail_and_webhooks_once_each_across_a_restart() {
+    if !can_run() {
+        return;
+    }
+    let Some(python) = aiosmtpd() else {
+        return;
+    };
+    let postgres = Postgres::start(None);
+    let name = activity::StoreName::parse("site").expect("a name");
+    let store = activity_postgres::PostgresStore::open(
+        &postgres.url,
+        name.clone(),
+        activity::store::Retention::default(),
+    )
+    .await
+    .expect("connects");
+
+    // The hours the watch judges: the last that has ended and settled.
+    let now = Utc::now();
+    let last = (now - chrono::Duration::minutes(5))
+        .duration_trunc(chrono::Duration::hours(1))
+        .expect("an hour")
+        - chrono::Duration::hours(1);
+    // Ten days of 8 people an hour; then, of the last nine hours, none in
+    // the first (a drop), 80 in the sixth (a spike), 8 in the others. The
+    // hours after them (the one under way) have their usual 8, so an hour
+    // that ends while the test runs is no drop.
+    let people = |hour: chrono::DateTime<Utc>| -> u64 {
+        let back = (last - hour).num_hours();
+        match back {
+            8 => 0,
+            3 => 80,
+            _ => 8,
+        }
+    };
+    let first_day = (last - chrono::Duration::days(10)).date_naive();
+    let mut day = first_day;
+    while day <= (last + chrono::Duration::hours(3)).date_naive() {
+        let midnight = day.and_hms_opt(0, 0, 0).expect("midnight").and_utc();
+        let mut hours = [0u64; 24];
+        for (hour, count) in hours.iter_mut().enumerate() {
+            let at = midnight + chrono::Duration::hours(hour as i64);
+            if at <= last + chrono::Duration::hours(2) {
+                *count = people(at);
+            }
+        }
+        let batch = activity::sample::people_by_hour(&name, day, &hours, 7);
+        store.record(&batch).await.expect("written");
+        day = day.succ_opt().expect("a day");
+    }
+    // As a server stopped before those nine hours would have left it.
+    let record = whocomes::notify::outbox::Record {
+        judged_hour: Some(last - chrono::Duration::hours(9)),
+        ..Default::default()
+    };
+    store
+        .keep_cached(
+            whocomes::notify::outbox::NOTE,
+            &serde_json::to_string(&record).expect("JSON"),
+        )
+        .await
+        .expect("kept");
+    store.close().await;
+
+    let maildir = tempfile::tempdir().expect("a folder");
+    let maildir = maildir.path().join("inbox");
+    let smtp_port = free_port();
+    let _smtp = SmtpServer::start(&python, smtp_port, &maildir);
+    let (hook_port, received) = receiver().await;
+    let mail_url = format!("smtp://127.0.0.1:{smtp_port}");
+    let webhooks = format!(
+        "http://127.0.0.1:{hook_port}/json,slack=http://127.0.0.1:{hook_port}/slack,ntfy=http://127.0.0.1:{hook_port}/ntfy"
+    );
+    let data = tempfile::tempdir().expect("a folder");
+    let settings = [
+        ("WHOCOMES_STORE_URL", postgres.url.as_str()),
+        ("WHOCOMES_STORE_NAME", "site"),
+        ("WHOCOMES_MAIL_URL", mail_url.as_str()),
+        ("WHOCOMES_MAIL_FROM", "whocomes@example.test"),
+        ("WHOCOMES_MAIL_TO", "owner@example.test,ops@example.test"),
+        ("WHOCOMES_WEBHOOK", webhooks.as_str()),
+        ("WHOCOMES_ALERT_STORE_DOWN_SECS", "3"),
+        ("WHOCOMES_ALERT_LOOK_SECS", "1"),
+    ];
+    let (mut child, _url, log) = start_binary_logged(data.path(), &settings);
+
+    // The nine hours judged at the first look: a drop and its end, a spike
+    // and its end, in that order, on every channel.
+    let traffic = [
+        "whocomes: no people for an hour",
+        "whocomes: people are coming again",
+        "whocomes: a spike, 80 people in an hour",
+        "whocomes: the spike is over",
+    ];
+    let arrived = wait_until(Duration::from_secs(30), async || {
+        inbox(&python, &maildir).len() >= 4 && received.lock().expect("kept").len() >= 12
+    })
+    .await;
+    let mail = inbox(&python, &maildir);
+    assert!(
+        arrived,
+        "four mails and twelve posts: {:?}, {:?}; the log: {}",
+        subjects(&mail),
+        tally(&received),
+        log.lock().expect("the log")
+    );
+    assert_eq!(subjects(&mail), traffic);
+    let spike = &mail[2];
+    assert_eq!(spike["from"], "whocomes@example.test");
+    assert_eq!(spike["to"], "owner@example.test, ops@example.test");
+    let text = spike["parts"]["text/plain"].as_str().expect("a text part");
+    assert!(
+        text.contains("80 people arrived in the hour")
+            && text.contains(&format!(
+                "{:02}:00",
+                (last - chrono::Duration::hours(3)).hour()
+            ))
+            && text.contains("8.0 on average"),
+        "{text}"
+    );
+
+    postgres_script("halt", &postgres.dir);
+    let down = wait_until(Duration::from_secs(30), async || {
+        inbox(&python, &maildir).len() >= 5
+    })
+    .await;
+    let mail = inbox(&python, &maildir);
+    assert!(down, "a store-down mail: {:?}", subjects(&mail));
+    assert_eq!(subjects(&mail)[4], "whocomes: the store site is down");
+    let text = mail[4]["parts"]["text/plain"]
+        .as_str()
+        .expect("a text part");
+    assert!(text.contains("could not be reached"), "{text}");
+    assert!(
+        !text.contains(&postgres.url),
+        "the store's URL was mailed: {text}"
+    );
+
+    postgres_script("resume", &postgres.dir);
+    let back = wait_until(Duration::from_secs(60), async || {
+        inbox(&python, &maildir).len() >= 6
+    })
+    .await;
+    let mail = inbox(&python, &maildir);
+    assert!(back, "a store-back mail: {:?}", subjects(&mail));
+    assert_eq!(subjects(&mail)[5], "whocomes: the store site is back");
+
+    // A restart: the record in the store says what was told.
+    stop(&mut child);
+    let (mut child, _url, log) = start_binary_logged(data.path(), &settings);
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    stop(&mut child);
+    let mail = inbox(&python, &maildir);
+    let mut told = traffic.map(str::to_owned).to_vec();
+    told.push("whocomes: the store site is down".to_owned());
+    told.push("whocomes: the store site is back".to_owned());
+    assert_eq!(
+        subjects(&mail),
+        told,
+        "after the restart; its log: {}",
+        log.lock().expect("the log")
+    );
+    let tally = tally(&received);
+    println!("webhooks: {tally:?}");
+    for hook in ["json", "slack", "ntfy"] {
+        let of_hook: usize = tally
+            .iter()
+            .filter(|((h, _), _)| h == hook)
+            .map(|(_, n)| n)
+            .sum();
+        assert_eq!(of_hook, 6, "{hook}: {tally:?}");
+        assert!(
+            tally
+                .iter()
+                .filter(|((h, _), _)| h == hook)
+                .all(|(_, &n)| n == 1),
+            "{hook} told twice: {tally:?}"
+        );
+    }
+    for said in [
+        "spike raised",
+        "spike recovered",
+        "drop raised",
+        "drop recovered",
+        "store-down:site raised",
+        "store-down:site recovered",
+    ] {
+        assert_eq!(
+            tally.get(&("json".to_owned(), said.to_owned())),
+            Some(&1),
+            "{said}: {tally:?}"
+        );
+    }
+    assert_eq!(
+        tally.get(&(
+            "slack".to_owned(),
+            "*whocomes: a spike, 80 people in an hour*".to_owned()
+        )),
+        Some(&1),
+        "{tally:?}"
+    );
+    assert_eq!(
+        tally.get(&(
+            "ntfy".to_owned(),
+            "whocomes: the store site is down".to_owned()
+        )),
+        Some(&1),
+        "{tally:?}"
+    );
+}
