@@ -73,13 +73,15 @@ impl std::str::FromStr for ChannelConfig {
     }
 }
 
-/// Opens the channel `config` names; `Err` says why it cannot be (a URL
-/// or an address that does not parse).
-pub fn open(config: &ChannelConfig) -> Result<Box<dyn Channel>, String> {
-    Ok(match config {
-        ChannelConfig::Mail { url, from, to } => Box::new(mail::Mail::open(url, from, to)?),
-        ChannelConfig::Webhook { url } => Box::new(webhook::Webhook::open(url)?),
-        ChannelConfig::Slack { url } => Box::new(slack::Slack::open(url)?),
-        ChannelConfig::Ntfy { url } => Box::new(ntfy::Ntfy::open(url)?),
-    })
+impl ChannelConfig {
+    /// Opens the channel it names; `Err` says why it cannot be (a URL or
+    /// an address that does not parse, plain SMTP to another machine).
+    pub fn open(&self) -> Result<Box<dyn Channel>, String> {
+        Ok(match self {
+            Self::Mail { url, from, to } => Box::new(mail::Mail::open(url, from, to)?),
+            Self::Webhook { url } => Box::new(webhook::Webhook::open(url)?),
+            Self::Slack { url } => Box::new(slack::Slack::open(url)?),
+            Self::Ntfy { url } => Box::new(ntfy::Ntfy::open(url)?),
+        })
+    }
 }

@@ -63,7 +63,7 @@ impl NotifySettings {
     /// opened, a threshold that means nothing.
     pub fn check(&self) -> Result<(), String> {
         for named in &self.channels {
-            config::open(named)?;
+            named.open()?;
         }
         let traffic = &self.traffic;
         if !(traffic.spike_factor.is_finite() && traffic.spike_factor > 1.0) {

@@ -12,7 +12,6 @@ use tokio::task::JoinHandle;
 use super::NotifySettings;
 use super::alerts::{self, Memory};
 use super::channel::Channel;
-use super::config;
 use super::outbox::{Record, channel_key};
 
 /// Starts the watch, if there is a channel to tell (needs a Tokio runtime).
@@ -23,7 +22,7 @@ pub(crate) fn start(
 ) -> Option<JoinHandle<()>> {
     let mut channels: Vec<(String, Box<dyn Channel>)> = Vec::new();
     for (index, named) in settings.channels.iter().enumerate() {
-        match config::open(named) {
+        match named.open() {
             Ok(channel) => channels.push((channel_key(index, channel.as_ref()), channel)),
             // Checked before the start: only a channel that could not be
             // opened twice in a row gets here.
