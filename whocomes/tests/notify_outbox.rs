@@ -151,8 +151,7 @@ fn channels_never_say_a_secret_and_plain_smtp_stays_on_this_machine() {
     };
     let refused = mail("smtp://user:pa55word@mail.example.test:25")
         .open()
-        .err()
-        .expect("plain SMTP to another machine is refused");
+        .expect_err("plain SMTP to another machine is refused");
     assert!(refused.contains("?tls=required"), "{refused}");
     assert!(!refused.contains("pa55word"), "{refused}");
     for taken in [
