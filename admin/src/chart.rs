@@ -206,6 +206,16 @@ fn draw(
     Ok(svg)
 }
 
+/// A chart as an image shows it (a digest's PNG): without the columns that
+/// tell a day's figures when pointed at, whose words only a style sheet
+/// hides. They are the last layer [`draw`] adds.
+pub fn as_image(svg: &str) -> String {
+    match (svg.find("<g class=\"days\">"), svg.rfind("</svg>")) {
+        (Some(start), Some(end)) if start < end => format!("{}{}", &svg[..start], &svg[end..]),
+        _ => svg.to_owned(),
+    }
+}
+
 /// The plotting area as a transparent rectangle, `rect.plot-area`.
 fn plot_area(chart: &Plot<'_, '_>, days: usize, top: f64) -> String {
     let (left, upper) = chart.backend_coord(&(0.0, top));

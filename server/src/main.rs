@@ -100,6 +100,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
             Ok(())
         }
         Command::ApiKey(args) => server::api_key::run(&args, std::io::stdout().lock()),
+        Command::Digest(args) => server::digest::run(&args).await,
         Command::Export(args) => {
             let rows = server::export::export(&args, std::io::stdout().lock()).await?;
             eprintln!("whocomes export: {rows} rows");

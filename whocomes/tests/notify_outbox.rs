@@ -49,6 +49,7 @@ fn draft(n: usize) -> Draft {
         subject: format!("a spike, {n}"),
         text: "people".to_owned(),
         html: None,
+        chart: None,
     }
 }
 

@@ -1,8 +1,9 @@
 //! The commands besides serving: `explain`, `import` (and `follow`), `demo`,
-//! `export` and `api-key`.
+//! `export`, `digest` and `api-key`.
 
 pub mod api_key;
 pub mod demo;
+pub mod digest;
 pub mod explain;
 pub mod export;
 pub mod import;

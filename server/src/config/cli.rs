@@ -54,6 +54,10 @@ pub enum Command {
     /// Print what the store holds: `hours` (requests per hour and path) or
     /// `visitors` (one row per visitor-day), as JSON or CSV.
     Export(crate::commands::export::ExportArgs),
+    /// Make the latest digest due, as `serve` would mail it (--digest
+    /// daily|weekly, --digest-day, --digest-hour, --digest-zone), and write
+    /// it to a file (--preview FILE) or mail it now (--send-now).
+    Digest(Box<crate::commands::digest::DigestArgs>),
     /// Replay Apache/nginx access logs (combined or common format, `.gz`
     /// read directly, `-` for stdin) into the store through the same rules
     /// as `serve`, and print what was counted and what was not, and why.

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use clap::Args;
+use whocomes::notify::digest::{DigestSettings, Every};
 use whocomes::notify::{ChannelConfig, NotifySettings, TrafficThresholds};
 
 /// Where alerts go, and when.
@@ -69,6 +70,27 @@ pub struct NotifyArgs {
     #[arg(long, env = "WHOCOMES_ALERT_STORE_DOWN_SECS", default_value_t = NotifySettings::default().store_down_after.as_secs())]
     pub alert_store_down_secs: u64,
 
+    /// A digest by mail: daily (the day before) or weekly (the seven days
+    /// before --digest-day). None by default.
+    #[arg(long, env = "WHOCOMES_DIGEST", value_name = "daily|weekly", value_parser = ["daily", "weekly"])]
+    pub digest: Option<String>,
+
+    /// The weekly digest's day.
+    #[arg(long, env = "WHOCOMES_DIGEST_DAY", default_value = "monday", value_parser = parse_weekday)]
+    pub digest_day: chrono::Weekday,
+
+    /// The hour the digest is sent at, 0 to 23, in --digest-zone.
+    #[arg(long, env = "WHOCOMES_DIGEST_HOUR", default_value_t = 8, value_parser = clap::value_parser!(u8).range(0..=23))]
+    pub digest_hour: u8,
+
+    /// The time zone of --digest-hour, as the IANA names it (Europe/Paris).
+    #[arg(long, env = "WHOCOMES_DIGEST_ZONE", default_value = "UTC", value_parser = parse_zone)]
+    pub digest_zone: chrono_tz::Tz,
+
+    /// One store's digest (its --store-name); by default every store's.
+    #[arg(long, env = "WHOCOMES_DIGEST_STORE", value_name = "NAME")]
+    pub digest_store: Option<String>,
+
     /// How often, in seconds, the alerts look.
     #[arg(long, env = "WHOCOMES_ALERT_LOOK_SECS", default_value_t = NotifySettings::default().look_every.as_secs())]
     pub alert_look_secs: u64,
@@ -85,7 +107,31 @@ impl std::fmt::Debug for NotifyArgs {
     }
 }
 
+fn parse_weekday(text: &str) -> Result<chrono::Weekday, String> {
+    text.parse()
+        .map_err(|_| format!("{text:?} is not a day of the week, like monday"))
+}
+
+fn parse_zone(text: &str) -> Result<chrono_tz::Tz, String> {
+    text.parse()
+        .map_err(|_| format!("{text:?} is not a time zone as the IANA names it, like Europe/Paris"))
+}
+
 impl NotifyArgs {
+    /// The digest the flags ask for, if any.
+    pub fn digest_settings(&self) -> Option<DigestSettings> {
+        let every = match self.digest.as_deref()? {
+            "daily" => Every::Day,
+            _ => Every::Week(self.digest_day),
+        };
+        Some(DigestSettings {
+            every,
+            hour: self.digest_hour,
+            zone: self.digest_zone,
+            store: self.digest_store.clone(),
+        })
+    }
+
     /// The settings the flags say; mail needs its URL, sender and an
     /// address together.
     pub fn settings(&self) -> anyhow::Result<NotifySettings> {
@@ -113,6 +159,7 @@ impl NotifyArgs {
             },
             store_down_after: Duration::from_secs(self.alert_store_down_secs),
             look_every: Duration::from_secs(self.alert_look_secs),
+            digest: self.digest_settings(),
         })
     }
 }

@@ -38,6 +38,7 @@ fn told(topic: &str, state: State, subject: String, text: String) -> Draft {
         subject,
         text,
         html: None,
+        chart: None,
     }
 }
 

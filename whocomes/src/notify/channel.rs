@@ -18,6 +18,12 @@ pub trait Channel: Send + Sync {
     /// host, never a password or a webhook's secret path.
     fn describe(&self) -> String;
 
+    /// Whether it takes digests (a mail's HTML and chart); a chat or a
+    /// webhook takes alerts only.
+    fn takes_digests(&self) -> bool {
+        false
+    }
+
     /// Sends one notice; `Err` says why not, in the same safe words.
     async fn send(&self, notice: &Notice) -> Result<(), String>;
 }

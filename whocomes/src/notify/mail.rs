@@ -6,7 +6,7 @@
 //! password is never said.
 
 use async_trait::async_trait;
-use lettre::message::{Mailbox, MultiPart, SinglePart, header::ContentType};
+use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart, header::ContentType};
 use lettre::{AsyncSmtpTransport, AsyncTransport as _, Message, Tokio1Executor};
 
 use super::channel::{Channel, SEND_TIMEOUT};
@@ -81,12 +81,28 @@ impl Mail {
         for to in &self.to {
             builder = builder.to(to.clone());
         }
-        let message = match &notice.html {
-            Some(html) => builder.multipart(MultiPart::alternative_plain_html(
+        let message = match (&notice.html, &notice.chart) {
+            (Some(html), Some(chart)) => {
+                let png = super::digest::image::from_text(chart)?;
+                let image = Attachment::new_inline("chart".to_owned()).body(
+                    png,
+                    ContentType::parse("image/png").map_err(|e| e.to_string())?,
+                );
+                builder.multipart(
+                    MultiPart::alternative()
+                        .singlepart(SinglePart::plain(notice.text.clone()))
+                        .multipart(
+                            MultiPart::related()
+                                .singlepart(SinglePart::html(html.clone()))
+                                .singlepart(image),
+                        ),
+                )
+            }
+            (Some(html), None) => builder.multipart(MultiPart::alternative_plain_html(
                 notice.text.clone(),
                 html.clone(),
             )),
-            None => builder.singlepart(
+            (None, _) => builder.singlepart(
                 SinglePart::builder()
                     .header(ContentType::TEXT_PLAIN)
                     .body(notice.text.clone()),
@@ -102,6 +118,10 @@ impl Channel for Mail {
         let to = self.to.len();
         let addresses = if to == 1 { "address" } else { "addresses" };
         format!("mail through {} to {to} {addresses}", self.server)
+    }
+
+    fn takes_digests(&self) -> bool {
+        true
     }
 
     async fn send(&self, notice: &Notice) -> Result<(), String> {

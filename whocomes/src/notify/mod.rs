@@ -5,6 +5,7 @@
 //! - `traffic` — the spike and drop rules on people by the hour;
 //! - `episode` — once per episode, and a flap is one episode;
 //! - `alerts` — what each look checks, and its words;
+//! - `digest` — the daily or weekly digest by mail;
 //! - `outbox` — what was sent and what is owed, kept in the store, retried;
 //! - `watch` — the loop that looks every minute;
 //! - `channel` — the port every channel is behind (`config` names and
@@ -17,6 +18,7 @@
 mod alerts;
 pub mod channel;
 mod config;
+pub mod digest;
 pub mod episode;
 mod mail;
 pub mod notice;
@@ -45,6 +47,8 @@ pub struct NotifySettings {
     pub store_down_after: Duration,
     /// How often the watch looks (default a minute).
     pub look_every: Duration,
+    /// The digest by mail, if one is sent.
+    pub digest: Option<digest::DigestSettings>,
 }
 
 impl Default for NotifySettings {
@@ -54,6 +58,7 @@ impl Default for NotifySettings {
             traffic: TrafficThresholds::default(),
             store_down_after: Duration::from_secs(300),
             look_every: Duration::from_secs(60),
+            digest: None,
         }
     }
 }
@@ -76,6 +81,19 @@ impl NotifySettings {
             return Err(
                 "the alerts' history is at least a day, and holds the days they need".to_owned(),
             );
+        }
+        if let Some(digest) = &self.digest {
+            digest.check()?;
+            if !self
+                .channels
+                .iter()
+                .any(|c| matches!(c, ChannelConfig::Mail { .. }))
+            {
+                return Err(
+                    "a digest is sent by mail: it needs --mail-url, --mail-from and --mail-to"
+                        .to_owned(),
+                );
+            }
         }
         if self.look_every.is_zero() {
             return Err("the alerts look at least every few seconds".to_owned());

@@ -48,6 +48,9 @@ pub struct Notice {
     /// The same as HTML, for mail (a digest); `None`: the text alone.
     #[serde(default)]
     pub html: Option<String>,
+    /// The HTML's chart (`cid:chart`), a PNG in base64.
+    #[serde(default)]
+    pub chart: Option<String>,
 }
 
 /// A notice before it is numbered and dated: what a rule tells.
@@ -63,4 +66,6 @@ pub struct Draft {
     pub text: String,
     /// The same as HTML, if it has any.
     pub html: Option<String>,
+    /// The HTML's chart (`cid:chart`), a PNG in base64.
+    pub chart: Option<String>,
 }

@@ -115,6 +115,7 @@ impl Record {
             subject,
             text,
             html,
+            chart,
         } = draft;
         let notice = Notice {
             id: self.next_id,
@@ -124,6 +125,7 @@ impl Record {
             subject,
             text,
             html,
+            chart,
         };
         self.next_id += 1;
         tracing::info!(

@@ -12,7 +12,44 @@ use tokio::task::JoinHandle;
 use super::NotifySettings;
 use super::alerts::{self, Memory};
 use super::channel::Channel;
+use super::digest::{self, DigestSettings, schedule};
 use super::outbox::{Record, channel_key};
+
+/// Posts the latest digest due, unless the record says it was sent.
+async fn digest_due(
+    admin: &Admin,
+    settings: &DigestSettings,
+    record: &mut Record,
+    mail: Vec<String>,
+    now: chrono::DateTime<Utc>,
+) {
+    let period = schedule::latest(settings.every, settings.hour, settings.zone, now);
+    let every = settings.every.word();
+    if record.digests.get(every) == Some(&period.first) {
+        return;
+    }
+    let made = match settings.stores(admin.stores()) {
+        Ok(stores) if settings.store.is_none() => {
+            let site = stores
+                .first()
+                .map_or("the site", |store| store.name().as_str());
+            digest::make(admin.reading(), settings.every, site, &period, &[]).await
+        }
+        Ok(stores) => {
+            let reading = reading::Reading::new(stores, admin.funnel().to_vec());
+            let site = settings.store.as_deref().unwrap_or_default();
+            digest::make(&reading, settings.every, site, &period, &[]).await
+        }
+        Err(reason) => Err(reason),
+    };
+    match made {
+        Ok(draft) => {
+            record.post(draft, mail, now);
+            record.digests.insert(every.to_owned(), period.first);
+        }
+        Err(reason) => tracing::warn!("the {every} digest waits: {reason}"),
+    }
+}
 
 /// Starts the watch, if there is a channel to tell (needs a Tokio runtime).
 pub(crate) fn start(
@@ -57,6 +94,14 @@ pub(crate) fn start(
             let owed: Vec<String> = channels.iter().map(|(key, _)| key.clone()).collect();
             for told in told {
                 record.post(told, owed.clone(), now);
+            }
+            if let Some(digest) = &settings.digest {
+                let mail: Vec<String> = channels
+                    .iter()
+                    .filter(|(_, channel)| channel.takes_digests())
+                    .map(|(key, _)| key.clone())
+                    .collect();
+                digest_due(&admin, digest, &mut record, mail, now).await;
             }
             let sent = record.send_due(&channels, Utc::now()).await;
             if let Some(stats) = admin.notices() {
