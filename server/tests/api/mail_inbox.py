@@ -21,6 +21,23 @@ def parts(message):
     return found
 
 
+def inline(message):
+    """The parts that are neither text nor containers: their type, their
+    Content-ID and how many bytes they decode to."""
+    found = []
+    for part in message.walk():
+        if part.get_content_maintype() not in ("text", "multipart"):
+            found.append(
+                {
+                    "type": part.get_content_type(),
+                    "cid": str(part.get("Content-ID", "")),
+                    "disposition": str(part.get("Content-Disposition", "")),
+                    "bytes": len(part.get_payload(decode=True) or b""),
+                }
+            )
+    return found
+
+
 def main():
     box = mailbox.Maildir(sys.argv[1], factory=None, create=False)
     messages = []
@@ -32,6 +49,7 @@ def main():
                 "from": str(message["from"]),
                 "to": str(message["to"]),
                 "parts": parts(message),
+                "inline": inline(message),
             }
         )
     print(json.dumps(messages))

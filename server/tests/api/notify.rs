@@ -1,9 +1,10 @@
-//! Alerts from the real binary to a real SMTP server (aiosmtpd, its
-//! Maildir read back by Python's e-mail parser) and to webhooks (a JSON
-//! body, Slack's and ntfy's) received on loopback: a drop and its end, a
-//! spike and its end from made-up weeks in PostgreSQL, a store down after
-//! PostgreSQL is stopped and back after it is started, each told once on
-//! every channel, and nothing told twice across a restart.
+//! Alerts and the digest from the real binary to a real SMTP server
+//! (aiosmtpd, its Maildir read back by Python's e-mail parser) and alerts
+//! to webhooks (a JSON body, Slack's and ntfy's) received on loopback: a
+//! drop and its end, a spike and its end from made-up weeks in PostgreSQL,
+//! the weekly digest (its figures the tab's for that week), a store down
+//! after PostgreSQL is stopped and back after it is started, each told once
+//! on every channel, and nothing told twice across a restart.
 #![allow(clippy::print_stdout)]
 
 use std::collections::BTreeMap;
@@ -153,6 +154,83 @@ fn tally(received: &Received) -> BTreeMap<(String, String), usize> {
     tally
 }
 
+/// The digest's figures are the tab's for the seven days before today,
+/// and its chart is carried inline, with nothing fetched from elsewhere.
+async fn digest_is_the_tabs_week(digest: &serde_json::Value, url: &str) {
+    let client = reqwest::Client::new();
+    let answer = client
+        .post(format!("{url}/admin/api/sign-in"))
+        .form(&[("password", "operator")])
+        .send()
+        .await
+        .expect("answers");
+    let cookie = answer
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .expect("signed in")
+        .to_owned();
+    let last = (Utc::now() - chrono::Duration::days(1))
+        .date_naive()
+        .to_string();
+    let week: serde_json::Value = client
+        .post(format!("{url}/admin/api/overview"))
+        .header("cookie", &cookie)
+        .form(&[("days", "7"), ("last", last.as_str())])
+        .send()
+        .await
+        .expect("answers")
+        .json()
+        .await
+        .expect("the overview as JSON");
+    let people = week["totals"]["visitors"]["people"]
+        .as_u64()
+        .expect("people");
+    let before = week["previous"]["visitors"]["people"]
+        .as_u64()
+        .expect("people before");
+    let bots = week["totals"]["visitors"]["bots"].as_u64().expect("bots");
+    assert!(people > 1_000, "the made-up week has people: {week}");
+    let subject = digest["subject"].as_str().expect("a subject");
+    assert!(
+        subject.starts_with(&format!(
+            "whocomes weekly digest for site: {people} people ("
+        )),
+        "{subject} / the tab: {people}"
+    );
+    let text = digest["parts"]["text/plain"].as_str().expect("a text part");
+    assert!(
+        text.contains(&format!("on the 7 days before ({before} people)"))
+            && text.contains(&format!("Scanners and crawlers: {bots};")),
+        "{text}"
+    );
+    let top = &week["top_paths"][0];
+    let html = digest["parts"]["text/html"].as_str().expect("an HTML part");
+    assert!(html.contains("src=\"cid:chart\""), "{html}");
+    assert!(
+        !html.contains("<script") && !html.contains("src=\"http"),
+        "{html}"
+    );
+    assert!(
+        html.contains(top["path"].as_str().expect("a path")),
+        "{html}"
+    );
+    let inline = digest["inline"].as_array().expect("inline parts");
+    assert_eq!(inline.len(), 1, "{inline:?}");
+    assert_eq!(inline[0]["type"], "image/png");
+    assert!(
+        inline[0]["cid"]
+            .as_str()
+            .is_some_and(|cid| cid.contains("chart")),
+        "{inline:?}"
+    );
+    assert!(
+        inline[0]["bytes"].as_u64().is_some_and(|n| n > 5_000),
+        "{inline:?}"
+    );
+}
+
 fn stop(child: &mut Child) {
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
@@ -235,6 +313,7 @@ async fn alerts_reach_mail_and_webhooks_once_each_across_a_restart() {
         "http://127.0.0.1:{hook_port}/json,slack=http://127.0.0.1:{hook_port}/slack,ntfy=http://127.0.0.1:{hook_port}/ntfy"
     );
     let data = tempfile::tempdir().expect("a folder");
+    let weekday = Utc::now().format("%A").to_string();
     let settings = [
         ("WHOCOMES_STORE_URL", postgres.url.as_str()),
         ("WHOCOMES_STORE_NAME", "site"),
@@ -244,8 +323,14 @@ async fn alerts_reach_mail_and_webhooks_once_each_across_a_restart() {
         ("WHOCOMES_WEBHOOK", webhooks.as_str()),
         ("WHOCOMES_ALERT_STORE_DOWN_SECS", "3"),
         ("WHOCOMES_ALERT_LOOK_SECS", "1"),
+        ("WHOCOMES_ADMIN_PASSWORD", "operator"),
+        // The weekly digest due since midnight today (UTC): the seven days
+        // before today.
+        ("WHOCOMES_DIGEST", "weekly"),
+        ("WHOCOMES_DIGEST_DAY", weekday.as_str()),
+        ("WHOCOMES_DIGEST_HOUR", "0"),
     ];
-    let (mut child, _url, log) = start_binary_logged(data.path(), &settings);
+    let (mut child, url, log) = start_binary_logged(data.path(), &settings);
 
     // The nine hours judged at the first look: a drop and its end, a spike
     // and its end, in that order, on every channel.
@@ -255,19 +340,20 @@ async fn alerts_reach_mail_and_webhooks_once_each_across_a_restart() {
         "whocomes: a spike, 80 people in an hour",
         "whocomes: the spike is over",
     ];
-    let arrived = wait_until(Duration::from_secs(30), async || {
-        inbox(&python, &maildir).len() >= 4 && received.lock().expect("kept").len() >= 12
+    let arrived = wait_until(Duration::from_secs(60), async || {
+        inbox(&python, &maildir).len() >= 5 && received.lock().expect("kept").len() >= 12
     })
     .await;
     let mail = inbox(&python, &maildir);
     assert!(
         arrived,
-        "four mails and twelve posts: {:?}, {:?}; the log: {}",
+        "five mails and twelve posts: {:?}, {:?}; the log: {}",
         subjects(&mail),
         tally(&received),
         log.lock().expect("the log")
     );
-    assert_eq!(subjects(&mail), traffic);
+    assert_eq!(subjects(&mail)[..4], traffic);
+    digest_is_the_tabs_week(&mail[4], &url).await;
     let spike = &mail[2];
     assert_eq!(spike["from"], "whocomes@example.test");
     assert_eq!(spike["to"], "owner@example.test, ops@example.test");
@@ -284,13 +370,13 @@ async fn alerts_reach_mail_and_webhooks_once_each_across_a_restart() {
 
     postgres_script("halt", &postgres.dir);
     let down = wait_until(Duration::from_secs(30), async || {
-        inbox(&python, &maildir).len() >= 5
+        inbox(&python, &maildir).len() >= 6
     })
     .await;
     let mail = inbox(&python, &maildir);
     assert!(down, "a store-down mail: {:?}", subjects(&mail));
-    assert_eq!(subjects(&mail)[4], "whocomes: the store site is down");
-    let text = mail[4]["parts"]["text/plain"]
+    assert_eq!(subjects(&mail)[5], "whocomes: the store site is down");
+    let text = mail[5]["parts"]["text/plain"]
         .as_str()
         .expect("a text part");
     assert!(text.contains("could not be reached"), "{text}");
@@ -301,12 +387,12 @@ async fn alerts_reach_mail_and_webhooks_once_each_across_a_restart() {
 
     postgres_script("resume", &postgres.dir);
     let back = wait_until(Duration::from_secs(60), async || {
-        inbox(&python, &maildir).len() >= 6
+        inbox(&python, &maildir).len() >= 7
     })
     .await;
     let mail = inbox(&python, &maildir);
     assert!(back, "a store-back mail: {:?}", subjects(&mail));
-    assert_eq!(subjects(&mail)[5], "whocomes: the store site is back");
+    assert_eq!(subjects(&mail)[6], "whocomes: the store site is back");
 
     // A restart: the record in the store says what was told.
     stop(&mut child);
@@ -315,6 +401,7 @@ async fn alerts_reach_mail_and_webhooks_once_each_across_a_restart() {
     stop(&mut child);
     let mail = inbox(&python, &maildir);
     let mut told = traffic.map(str::to_owned).to_vec();
+    told.push(subjects(&mail)[4].clone());
     told.push("whocomes: the store site is down".to_owned());
     told.push("whocomes: the store site is back".to_owned());
     assert_eq!(

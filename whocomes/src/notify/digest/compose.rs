@@ -66,7 +66,11 @@ pub fn change(now: u64, before: u64) -> String {
 
 fn sections(figures: &RangeFigures, stores: &[(String, bool, String)]) -> Vec<Section> {
     let sums = &figures.sums;
-    let mut pages: Vec<_> = figures.top_paths.iter().filter(|path| path.people > 0).collect();
+    let mut pages: Vec<_> = figures
+        .top_paths
+        .iter()
+        .filter(|path| path.people > 0)
+        .collect();
     pages.sort_by(|a, b| b.people.cmp(&a.people).then(a.path.cmp(&b.path)));
     let pages = pages
         .into_iter()

@@ -15,13 +15,19 @@ pub fn png(svg: &str) -> Result<Vec<u8>, String> {
     let fonts = options.fontdb_mut();
     fonts.load_system_fonts();
     // The chart asks for `sans-serif`: the first of these the machine has.
-    let sans = ["DejaVu Sans", "Liberation Sans", "Noto Sans", "Arial", "Helvetica"]
-        .into_iter()
-        .find(|family| {
-            fonts
-                .faces()
-                .any(|face| face.families.iter().any(|(name, _)| name == family))
-        });
+    let sans = [
+        "DejaVu Sans",
+        "Liberation Sans",
+        "Noto Sans",
+        "Arial",
+        "Helvetica",
+    ]
+    .into_iter()
+    .find(|family| {
+        fonts
+            .faces()
+            .any(|face| face.families.iter().any(|(name, _)| name == family))
+    });
     if let Some(family) = sans {
         fonts.set_sans_serif_family(family);
     }
