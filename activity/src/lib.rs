@@ -49,7 +49,7 @@ mod testing;
 pub mod verdict;
 mod visitor;
 
-pub use port::{page_loads, rows, store};
+pub use port::{annotations, page_loads, rows, store};
 pub use recording::{pending, recorder_stats};
 pub use request::{
     agent, bot_class, bots, caddy_log, campaign, classify, consistency, crawlers, evidence, hit,

@@ -6,10 +6,12 @@
 //!   page loads say of its visits;
 //! - `memory`, `null` — the stores that need no engine;
 //! - `readers` — the reference readers an adapter with no quicker way calls;
+//! - `annotations` — the owner's dated notes on the chart, kept as a store note;
 //! - `figures` — what an adapter counts about itself for the Stores card.
 //!
 //! The SQL and Cosmos DB adapters live in their own crates under `stores/`.
 
+pub mod annotations;
 pub mod figures;
 pub mod memory;
 pub mod null;
