@@ -18,7 +18,7 @@ use chrono::NaiveDate;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use crate::model::{DayKinds, StoreLine};
+use crate::model::{DayKinds, NoteRow, StoreLine};
 use crate::palette::{self, Colour};
 use crate::words::counted;
 
@@ -151,18 +151,27 @@ fn size(width: u32) -> (u32, u32) {
     (width, (width * 2 / 5).clamp(240, 340))
 }
 
+/// The days a chart is drawn over: their dates, what each day's column
+/// says, and the owner's notes on them.
+struct Drawn<'a> {
+    dates: &'a [NaiveDate],
+    tips: &'a [String],
+    notes: &'a [NoteRow],
+}
+
 /// Draws one chart `width` px wide: the frame (title, axes and their
 /// labels), then what `series` adds, then the plotting area's mark, then a
-/// column per day saying `tips`'s words for it; returns the SVG text.
+/// column per day saying its tip, then the notes' marks; returns the SVG
+/// text.
 fn draw(
     width: u32,
     title: &str,
     y_desc: &str,
-    dates: &[NaiveDate],
+    drawn: &Drawn<'_>,
     top: f64,
-    tips: &[String],
     series: impl FnOnce(&mut Plot<'_, '_>) -> Result<(), String>,
 ) -> Result<String, String> {
+    let Drawn { dates, tips, notes } = *drawn;
     let mut svg = String::new();
     let columns;
     {
@@ -193,9 +202,10 @@ fn draw(
             .map_err(|e| e.to_string())?;
         series(&mut chart)?;
         columns = format!(
-            "{}{}",
+            "{}{}{}",
             plot_area(&chart, dates.len(), top),
-            day_columns(&chart, tips, top)
+            day_columns(&chart, tips, top),
+            note_marks(&chart, dates, notes, top)
         );
         root.present().map_err(|e| e.to_string())?;
     }
@@ -207,14 +217,75 @@ fn draw(
 }
 
 /// A chart as an image shows it (a digest's PNG): without the columns that
-/// tell a day's figures when pointed at, whose words only a style sheet
-/// hides. They are the last layer [`draw`] adds.
+/// tell a day's figures when pointed at and the notes' words, which only a
+/// style sheet hides (the notes' marks stay). The days are the layer
+/// [`draw`] adds before the notes'.
 pub fn as_image(svg: &str) -> String {
-    match (svg.find("<g class=\"days\">"), svg.rfind("</svg>")) {
+    let end = svg
+        .find("<g class=\"notes\">")
+        .or_else(|| svg.rfind("</svg>"));
+    let mut image = match (svg.find("<g class=\"days\">"), end) {
         (Some(start), Some(end)) if start < end => format!("{}{}", &svg[..start], &svg[end..]),
         _ => svg.to_owned(),
+    };
+    while let Some(start) = image.find("<text class=\"tip\"") {
+        let Some(length) = image[start..].find("</text>") else {
+            break;
+        };
+        image.replace_range(start..start + length + "</text>".len(), "");
     }
+    image
 }
+
+/// A mark over each day that has notes: a dashed line down the plot and a
+/// flag at its top, whose title and accessible name are the day's notes;
+/// the same words, drawn at the plot's top right, show while it is pointed
+/// at or focused (`.chart .note` in the style sheet), as a day's do.
+fn note_marks(chart: &Plot<'_, '_>, dates: &[NaiveDate], notes: &[NoteRow], top: f64) -> String {
+    let mut by_day: Vec<(usize, NaiveDate, Vec<&str>)> = Vec::new();
+    for note in notes {
+        let Some(index) = dates.iter().position(|day| *day == note.day) else {
+            continue;
+        };
+        match by_day.iter_mut().find(|(at, _, _)| *at == index) {
+            Some((_, _, texts)) => texts.push(&note.text),
+            None => by_day.push((index, note.day, vec![&note.text])),
+        }
+    }
+    if by_day.is_empty() {
+        return String::new();
+    }
+    let (right, upper) = chart.backend_coord(&(dates.len().max(1) as f64, top));
+    let mut out = String::from("<g class=\"notes\">");
+    for (index, day, texts) in by_day {
+        let (x, y0) = chart.backend_coord(&(index as f64 + 0.5, top));
+        let (_, y1) = chart.backend_coord(&(index as f64 + 0.5, 0.0));
+        let tip = escape(&format!("Note, {}: {}", tip_day(day), texts.join("; ")));
+        let _ = write!(
+            out,
+            "<g class=\"note\" tabindex=\"0\" role=\"img\" aria-label=\"{tip}\"><title>{tip}</title>\
+             <line x1=\"{x}\" y1=\"{y0}\" x2=\"{x}\" y2=\"{y1}\" stroke=\"{NOTE_INK}\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\
+             <rect x=\"{}\" y=\"{}\" width=\"12\" height=\"{}\" fill=\"transparent\"/>\
+             <path d=\"M{} {}L{} {}L{x} {}Z\" fill=\"{NOTE_INK}\"/>\
+             <text class=\"tip\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{tip}</text></g>",
+            x - 6,
+            y0 - 10,
+            (y1 - y0 + 10).max(1),
+            x - 6,
+            y0 - 10,
+            x + 6,
+            y0 - 10,
+            y0 - 1,
+            right - 6,
+            upper + 16,
+        );
+    }
+    out.push_str("</g>");
+    out
+}
+
+/// The notes' marks: the page's ink, dark on the chart's white.
+const NOTE_INK: &str = "#1b1e22";
 
 /// The plotting area as a transparent rectangle, `rect.plot-area`.
 fn plot_area(chart: &Plot<'_, '_>, days: usize, top: f64) -> String {
@@ -305,7 +376,7 @@ fn stores_tip(day: NaiveDate, index: usize, lines: &[StoreLine]) -> String {
 
 /// Visitors per day as stacked bars, `width` px wide: people at the
 /// bottom, then scanners and crawlers, then the site's own reads.
-pub fn stacked_kinds(days: &[DayKinds], width: u32) -> Result<String, String> {
+pub fn stacked_kinds(days: &[DayKinds], notes: &[NoteRow], width: u32) -> Result<String, String> {
     let dates: Vec<NaiveDate> = days.iter().map(|d| d.day).collect();
     let top = axis_top(days.iter().map(|d| d.kinds.total()).max().unwrap_or(0));
     let spans: [Span; 3] = [
@@ -322,9 +393,12 @@ pub fn stacked_kinds(days: &[DayKinds], width: u32) -> Result<String, String> {
         width,
         "Visitors per day",
         "Visitor-days",
-        &dates,
+        &Drawn {
+            dates: &dates,
+            tips: &tips,
+            notes,
+        },
         top,
-        &tips,
         |chart| {
             for ((_, colour), span) in KIND_LAYERS.into_iter().zip(spans) {
                 let fill = rgb(colour).filled();
@@ -348,7 +422,12 @@ pub fn stacked_kinds(days: &[DayKinds], width: u32) -> Result<String, String> {
 
 /// Requests per day, `width` px wide, one line per store, each with its own
 /// colour and marker.
-pub fn store_lines(dates: &[NaiveDate], lines: &[StoreLine], width: u32) -> Result<String, String> {
+pub fn store_lines(
+    dates: &[NaiveDate],
+    lines: &[StoreLine],
+    notes: &[NoteRow],
+    width: u32,
+) -> Result<String, String> {
     let top = axis_top(
         lines
             .iter()
@@ -365,9 +444,12 @@ pub fn store_lines(dates: &[NaiveDate], lines: &[StoreLine], width: u32) -> Resu
         width,
         "Requests per day by store",
         "Requests",
-        dates,
+        &Drawn {
+            dates,
+            tips: &tips,
+            notes,
+        },
         top,
-        &tips,
         |chart| {
             for (index, line) in lines.iter().enumerate() {
                 let style = rgb(palette::store_colour(index)).stroke_width(2);
@@ -447,6 +529,7 @@ mod tests {
     fn the_stacked_chart_draws_each_kind_in_its_colour_with_labels() {
         let svg = stacked_kinds(
             &[day(27, 3, 1, 0), day(28, 5, 2, 1), day(29, 0, 0, 4)],
+            &[],
             DEFAULT_WIDTH,
         )
         .expect("draws");
@@ -506,7 +589,7 @@ mod tests {
     fn the_y_axis_labels_are_distinct_whole_numbers_at_any_scale() {
         for tallest in [0, 1, 2, 7, 1_000_000] {
             for width in [WIDTHS.0, DEFAULT_WIDTH] {
-                let svg = stacked_kinds(&[day(27, tallest, 0, 0), day(28, 0, 0, 0)], width)
+                let svg = stacked_kinds(&[day(27, tallest, 0, 0), day(28, 0, 0, 0)], &[], width)
                     .expect("draws");
                 let labels = y_labels(&svg);
                 assert!(
@@ -538,6 +621,7 @@ mod tests {
                 demo: false,
                 requests: vec![1],
             }],
+            &[],
             DEFAULT_WIDTH,
         )
         .expect("draws");
@@ -555,6 +639,7 @@ mod tests {
     fn every_day_tells_its_figures() {
         let svg = stacked_kinds(
             &[day(27, 3, 1, 0), day(28, 1, 2, 1), day(29, 0, 0, 4)],
+            &[],
             DEFAULT_WIDTH,
         )
         .expect("draws");
@@ -576,7 +661,7 @@ mod tests {
                 kinds: KindCounts::default(),
             })
             .collect();
-        let svg = stacked_kinds(&long, DEFAULT_WIDTH).expect("draws");
+        let svg = stacked_kinds(&long, &[], DEFAULT_WIDTH).expect("draws");
         assert_eq!(svg.matches("<title>").count(), 40);
         assert!(
             !svg.contains("tabindex"),
@@ -589,7 +674,7 @@ mod tests {
             demo: false,
             requests: vec![1],
         }];
-        let svg = store_lines(&dates, &lines, DEFAULT_WIDTH).expect("draws");
+        let svg = store_lines(&dates, &lines, &[], DEFAULT_WIDTH).expect("draws");
         assert!(
             svg.contains("<title>Nov 29, 2026: sqlite 1 request</title>"),
             "{svg}"
@@ -601,7 +686,7 @@ mod tests {
     #[test]
     fn a_chart_is_drawn_at_the_width_asked_for() {
         let days = [day(27, 3, 1, 0), day(28, 1, 2, 1)];
-        let narrow = stacked_kinds(&days, 330).expect("draws");
+        let narrow = stacked_kinds(&days, &[], 330).expect("draws");
         assert!(
             narrow.contains("width=\"330\" height=\"240\""),
             "{}",
@@ -617,21 +702,21 @@ mod tests {
             sizes.iter().all(|size| *size >= 12.0),
             "every word at least 12 px: {sizes:?}"
         );
-        let wide = stacked_kinds(&days, DEFAULT_WIDTH).expect("draws");
+        let wide = stacked_kinds(&days, &[], DEFAULT_WIDTH).expect("draws");
         assert!(wide.contains("width=\"860\" height=\"340\""));
-        let tiny = stacked_kinds(&days, 10).expect("draws");
+        let tiny = stacked_kinds(&days, &[], 10).expect("draws");
         assert!(tiny.contains("width=\"280\""), "never narrower than 280 px");
     }
 
     #[test]
     fn an_empty_range_still_draws_a_frame() {
         assert!(
-            stacked_kinds(&[], DEFAULT_WIDTH)
+            stacked_kinds(&[], &[], DEFAULT_WIDTH)
                 .expect("draws")
                 .contains("Visitors per day")
         );
         assert!(
-            store_lines(&[], &[], DEFAULT_WIDTH)
+            store_lines(&[], &[], &[], DEFAULT_WIDTH)
                 .expect("draws")
                 .contains("by store")
         );
@@ -654,7 +739,7 @@ mod tests {
                 requests: vec![1, 0, 9],
             },
         ];
-        let svg = store_lines(&dates, &lines, DEFAULT_WIDTH).expect("draws");
+        let svg = store_lines(&dates, &lines, &[], DEFAULT_WIDTH).expect("draws");
         let legend = store_legend(&lines);
         assert_eq!(legend[0].label, "sqlite", "the plain store as it is named");
         assert_eq!(
@@ -690,5 +775,38 @@ mod tests {
                 .expect("an empty range draws")
                 .contains("<svg")
         );
+    }
+
+    #[test]
+    fn a_note_is_a_mark_on_its_day_with_its_words_and_an_image_keeps_only_the_mark() {
+        let days = [day(27, 3, 1, 0), day(28, 5, 2, 1), day(29, 0, 0, 4)];
+        let note = |id, d: u32, text: &str| NoteRow {
+            id,
+            day: NaiveDate::from_ymd_opt(2026, 11, d).expect("a day"),
+            text: text.to_owned(),
+        };
+        let notes = [
+            note(1, 28, "Released 0.3"),
+            note(2, 28, "a <post>"),
+            note(3, 12, "outside the range"),
+        ];
+        let svg = stacked_kinds(&days, &notes, DEFAULT_WIDTH).expect("draws");
+        assert_eq!(
+            svg.matches("class=\"note\"").count(),
+            1,
+            "one mark for the day"
+        );
+        assert!(
+            svg.contains("Note, Nov 28, 2026: Released 0.3; a &lt;post&gt;"),
+            "{svg}"
+        );
+        assert!(!svg.contains("outside the range"));
+        let image = as_image(&svg);
+        assert!(!image.contains("class=\"days\""));
+        assert!(!image.contains("class=\"tip\""));
+        assert!(image.contains("stroke-dasharray=\"4 3\""), "the mark stays");
+        // Without notes, nothing is added.
+        let plain = stacked_kinds(&days, &[], DEFAULT_WIDTH).expect("draws");
+        assert!(!plain.contains("class=\"note\""));
     }
 }

@@ -70,6 +70,23 @@ pub struct Overview {
     /// rows, so the days before it show nothing.
     #[serde(default)]
     pub filter_covers: Option<NaiveDate>,
+    /// The owner's dated notes on the range's days, oldest first.
+    #[serde(default)]
+    pub notes: Vec<NoteRow>,
+    /// Whether the reader is signed in (and may add and remove notes).
+    #[serde(default)]
+    pub signed_in: bool,
+}
+
+/// One dated note on the chart (a release, a post, a campaign).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoteRow {
+    /// Its number (what removing it names).
+    pub id: u64,
+    /// The day it marks.
+    pub day: NaiveDate,
+    /// What it says.
+    pub text: String,
 }
 
 /// People's visits over the range (ACCURACY.md, "Visits"): sums, from
@@ -424,6 +441,12 @@ pub enum AdminError {
     /// The filter asked for cannot be read (in its words).
     #[error("the filter cannot be read: {0}")]
     Filter(String),
+    /// Notes are added and removed by the signed-in admin only.
+    #[error("sign in to add or remove a note")]
+    SignInToNote,
+    /// A note was refused or could not be kept (in its words).
+    #[error("{0}")]
+    Note(String),
     /// The call itself failed (the network, an argument, the server).
     #[error("{0}")]
     Call(leptos::server_fn::error::ServerFnErrorErr),

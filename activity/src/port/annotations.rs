@@ -91,7 +91,8 @@ async fn kept(store: &dyn ActivityStore) -> Result<Kept, StoreError> {
 }
 
 async fn keep(store: &dyn ActivityStore, kept: &Kept) -> Result<(), StoreError> {
-    let body = serde_json::to_string(kept).map_err(|error| StoreError::Failed(error.to_string()))?;
+    let body =
+        serde_json::to_string(kept).map_err(|error| StoreError::Failed(error.to_string()))?;
     store.keep_cached(NOTE, &body).await
 }
 
@@ -198,7 +199,11 @@ mod tests {
                 Err(AnnotationError::Text)
             ));
         }
-        assert!(add(&store, day("2026-12-01"), &"é".repeat(TEXT_CHARS), now).await.is_ok());
+        assert!(
+            add(&store, day("2026-12-01"), &"é".repeat(TEXT_CHARS), now)
+                .await
+                .is_ok()
+        );
         assert!(matches!(
             add(&store, day("1999-12-31"), "too early", now).await,
             Err(AnnotationError::Day)

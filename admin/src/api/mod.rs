@@ -126,6 +126,68 @@ pub async fn read_visitors(
     Ok(VisitorTable { rows, total })
 }
 
+/// Adds a note on `day` (`YYYY-MM-DD`) saying `text` to the chart, kept in
+/// the site's own store; for the signed-in admin only.
+#[server(prefix = "/_whocomes", client = client::TabClient, endpoint = "annotate")]
+pub async fn annotate(day: String, text: String) -> Result<(), AdminError> {
+    let (admin, parts) = context()?;
+    let now = chrono::Utc::now();
+    if !admin.signed_in(&parts.headers, now) {
+        return Err(refuse(
+            http::StatusCode::UNAUTHORIZED,
+            AdminError::SignInToNote,
+        ));
+    }
+    let day: chrono::NaiveDate = day.trim().parse().map_err(|_| {
+        refuse(
+            http::StatusCode::BAD_REQUEST,
+            AdminError::Note("a note's day is a date written like 2026-11-01".to_owned()),
+        )
+    })?;
+    let store = admin
+        .stores()
+        .first()
+        .cloned()
+        .ok_or(AdminError::NotSetUp)?;
+    activity::annotations::add(store.as_ref(), day, &text, now)
+        .await
+        .map(|_| ())
+        .map_err(|error| note_refused(&error))
+}
+
+/// Removes the note numbered `id`; for the signed-in admin only.
+#[server(prefix = "/_whocomes", client = client::TabClient, endpoint = "remove-note")]
+pub async fn remove_note(id: u64) -> Result<(), AdminError> {
+    let (admin, parts) = context()?;
+    if !admin.signed_in(&parts.headers, chrono::Utc::now()) {
+        return Err(refuse(
+            http::StatusCode::UNAUTHORIZED,
+            AdminError::SignInToNote,
+        ));
+    }
+    let store = admin
+        .stores()
+        .first()
+        .cloned()
+        .ok_or(AdminError::NotSetUp)?;
+    activity::annotations::remove(store.as_ref(), id)
+        .await
+        .map(|_| ())
+        .map_err(|error| note_refused(&error))
+}
+
+/// A note refused (400, 404) or not kept (503), in its words.
+#[cfg(feature = "ssr")]
+fn note_refused(error: &activity::annotations::AnnotationError) -> AdminError {
+    use activity::annotations::AnnotationError;
+    let status = match error {
+        AnnotationError::Unknown(_) => http::StatusCode::NOT_FOUND,
+        AnnotationError::Store(_) => http::StatusCode::SERVICE_UNAVAILABLE,
+        _ => http::StatusCode::BAD_REQUEST,
+    };
+    refuse(status, AdminError::Note(error.to_string()))
+}
+
 /// Signs in with the admin password; sets the session cookie.
 #[server(prefix = "/_whocomes", client = client::TabClient, endpoint = "sign-in")]
 pub async fn sign_in(password: String) -> Result<(), AdminError> {

@@ -12,11 +12,11 @@ use activity::report::{BotCount, SourceReport};
 use activity::rows::VisitorDay;
 use activity::source::SourceGroup;
 use activity::visits::VisitSums;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use reading::{RangeFigures, StoreFigures};
 
 use crate::model::{
-    BotRow, CampaignRow, CountryRow, DayKinds, Overview, PageCount, SourceRow, StoreLine,
+    BotRow, CampaignRow, CountryRow, DayKinds, NoteRow, Overview, PageCount, SourceRow, StoreLine,
     StoreStatus, TOP_COUNTRIES, Totals, VisitFigures, VisitTotals, VisitorRow, WriterStatus,
 };
 use crate::server::Admin;
@@ -98,6 +98,30 @@ pub async fn overview(
         filter_covers: admin
             .first_visitor_day(now)
             .filter(|kept| !filter.is_empty() && *kept > span.first(today)),
+        notes: notes(admin, span.first(today), span.last(today)).await,
+        signed_in: details,
+    }
+}
+
+/// The owner's notes on the days from `first` to `last`, kept in the
+/// site's own store; none if it cannot be read (its card says why).
+pub async fn notes(admin: &Admin, first: NaiveDate, last: NaiveDate) -> Vec<NoteRow> {
+    let Some(store) = admin.stores().first() else {
+        return Vec::new();
+    };
+    match activity::annotations::between(store.as_ref(), first, last).await {
+        Ok(notes) => notes
+            .into_iter()
+            .map(|note| NoteRow {
+                id: note.id,
+                day: note.day,
+                text: note.text,
+            })
+            .collect(),
+        Err(error) => {
+            tracing::warn!("the chart's notes could not be read: {error}");
+            Vec::new()
+        }
     }
 }
 

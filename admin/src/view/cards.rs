@@ -65,6 +65,8 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         loopback_as_people,
         current,
         filter_covers,
+        notes,
+        signed_in,
     } = overview;
     let no_people = totals.visitors.people == 0;
     let last_day = days.last().map(|day| day.day);
@@ -102,7 +104,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
                 <span class="card-note">"counted requests this server queued"</span>
             </div>
         </div>
-        <ChartCard days lines=store_lines chart_choice=toggles.chart table=toggles.table host loopback_as_people />
+        <ChartCard days lines=store_lines chart_choice=toggles.chart table=toggles.table host loopback_as_people notes signed_in />
         <Show when=move || toggle(toggles.sources)>
             <div class="card-pair">
                 <SourcesCard rows=sources.clone() toggles />

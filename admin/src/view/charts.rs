@@ -10,9 +10,12 @@ use leptos::prelude::*;
 
 use super::address::ChartChoice;
 use super::toggles::toggle;
+use crate::api::client::address;
+use crate::api::{Annotate, RemoveNote};
 use crate::chart::{self, LegendMark};
-use crate::model::{DayKinds, Host, StoreLine, store_label};
+use crate::model::{DayKinds, Host, NoteRow, StoreLine, store_label};
 use crate::words::Setting;
+use leptos_router::hooks::use_location;
 
 /// The chart and its table.
 #[component]
@@ -23,6 +26,8 @@ pub(crate) fn ChartCard(
     table: Signal<bool>,
     host: Host,
     loopback_as_people: bool,
+    notes: Vec<NoteRow>,
+    signed_in: bool,
 ) -> impl IntoView {
     let dates: Vec<NaiveDate> = days.iter().map(|d| d.day).collect();
     let width = RwSignal::new(chart::DEFAULT_WIDTH);
@@ -43,10 +48,11 @@ pub(crate) fn ChartCard(
         }
     });
     let svg = {
-        let (days, dates, lines) = (days.clone(), dates.clone(), lines.clone());
+        let (days, dates, lines, notes) =
+            (days.clone(), dates.clone(), lines.clone(), notes.clone());
         Memo::new(move |_| match toggle(chart_choice) {
-            ChartChoice::Kinds => chart::stacked_kinds(&days, width.get()),
-            ChartChoice::Stores => chart::store_lines(&dates, &lines, width.get()),
+            ChartChoice::Kinds => chart::stacked_kinds(&days, &notes, width.get()),
+            ChartChoice::Stores => chart::store_lines(&dates, &lines, &notes, width.get()),
         })
     };
     let label = move || match toggle(chart_choice) {
@@ -69,7 +75,8 @@ pub(crate) fn ChartCard(
             ChartChoice::Stores => chart::store_legend(&lines),
         }
     };
-    let kinds_table = days.clone();
+    let kinds_table = (days.clone(), notes.clone());
+    let last_day = dates.last().copied();
     let lines_table = (dates.clone(), lines.clone());
     view! {
         <figure class="card chart-card">
@@ -103,11 +110,74 @@ pub(crate) fn ChartCard(
             </figcaption>
             <div class=table_class>
                 {move || match toggle(chart_choice) {
-                    ChartChoice::Kinds => kinds_table_view(&kinds_table).into_any(),
+                    ChartChoice::Kinds => kinds_table_view(&kinds_table.0, &kinds_table.1).into_any(),
                     ChartChoice::Stores => lines_table_view(&lines_table.0, &lines_table.1).into_any(),
                 }}
             </div>
+            {signed_in.then(|| view! { <NotesForm notes last_day /> })}
         </figure>
+    }
+}
+
+/// The signed-in admin's notes of the range, each with a button that
+/// removes it, and a form that adds one. Without JavaScript the forms post
+/// to the tab's functions; with it, the overview is read again.
+#[component]
+fn NotesForm(notes: Vec<NoteRow>, last_day: Option<NaiveDate>) -> impl IntoView {
+    let annotate = ServerAction::<Annotate>::new();
+    let remove = ServerAction::<RemoveNote>::new();
+    let session = use_context::<RwSignal<u32>>();
+    Effect::new(move |_| {
+        let added = matches!(annotate.value().get(), Some(Ok(())));
+        let removed = matches!(remove.value().get(), Some(Ok(())));
+        if let (true, Some(session)) = (added || removed, session) {
+            session.update(|n| *n += 1);
+        }
+    });
+    let refused = move || match (annotate.value().get(), remove.value().get()) {
+        (Some(Err(error)), _) | (_, Some(Err(error))) => Some(error.sentence()),
+        _ => None,
+    };
+    let tab = use_location().pathname;
+    let day = NodeRef::<leptos::html::Input>::new();
+    let text = NodeRef::<leptos::html::Input>::new();
+    let listed = notes
+        .into_iter()
+        .map(|note| {
+            let id = note.id;
+            view! {
+                <li data-note-id=id.to_string()>
+                    <time datetime=note.day.to_string()>{note.day.to_string()}</time>
+                    " " {note.text}
+                    <form method="post" action=move || address(&tab.get(), "remove-note")
+                        on:submit=move |event| {
+                            event.prevent_default();
+                            remove.dispatch(RemoveNote { id });
+                        }>
+                        <input type="hidden" name="id" value=id.to_string() />
+                        <button type="submit" class="remove-note">"Remove"</button>
+                    </form>
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <details class="notes">
+            <summary>"Notes on the chart"</summary>
+            <ul class="note-list">{listed}</ul>
+            <form method="post" action=move || address(&tab.get(), "annotate") class="add-note"
+                on:submit=move |event| {
+                    event.prevent_default();
+                    let day = day.get().map(|input| input.value()).unwrap_or_default();
+                    let text = text.get().map(|input| input.value()).unwrap_or_default();
+                    annotate.dispatch(Annotate { day, text });
+                }>
+                <label>"Day " <input type="date" name="day" required value=last_day.map(|d| d.to_string()) node_ref=day /></label>
+                <label>"Note " <input type="text" name="text" required maxlength="200" placeholder="Released 0.3" node_ref=text /></label>
+                <button type="submit">"Add note"</button>
+            </form>
+            {move || refused().map(|message| view! { <p class="admin-error" role="alert">{message}</p> })}
+        </details>
     }
 }
 
@@ -144,11 +214,18 @@ fn legend_entry(entry: chart::LegendEntry) -> impl IntoView {
     }
 }
 
-fn kinds_table_view(days: &[DayKinds]) -> impl IntoView + use<> {
+fn kinds_table_view(days: &[DayKinds], notes: &[NoteRow]) -> impl IntoView + use<> {
+    let noted = !notes.is_empty();
     let rows = days
         .iter()
         .rev()
         .map(|d| {
+            let said: Vec<&str> = notes
+                .iter()
+                .filter(|note| note.day == d.day)
+                .map(|note| note.text.as_str())
+                .collect();
+            let said = said.join("; ");
             view! {
                 <tr>
                     <th scope="row">{d.day.to_string()}</th>
@@ -156,6 +233,7 @@ fn kinds_table_view(days: &[DayKinds]) -> impl IntoView + use<> {
                     <td>{d.kinds.bots}</td>
                     <td>{d.kinds.self_reads}</td>
                     <td>{d.kinds.total()}</td>
+                    {noted.then(|| view! { <td class="note-cell">{said}</td> })}
                 </tr>
             }
         })
@@ -170,6 +248,7 @@ fn kinds_table_view(days: &[DayKinds]) -> impl IntoView + use<> {
                     <th scope="col">"Scanners and crawlers"</th>
                     <th scope="col">"Own reads"</th>
                     <th scope="col">"Total"</th>
+                    {noted.then(|| view! { <th scope="col">"Notes"</th> })}
                 </tr>
             </thead>
             <tbody>{rows}</tbody>

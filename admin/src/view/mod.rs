@@ -36,6 +36,8 @@ pub fn AdminTab() -> impl IntoView {
     crate::api::client::set_tab(&toggles.path.get_untracked());
     // Bumped on sign-in and sign-out, so what depends on the session reloads.
     let session = RwSignal::new(0u32);
+    // The notes' form reads the overview again after a change.
+    provide_context(session);
     let access = Resource::new(move || session.get(), |_| read_access());
     let overview = Resource::new(
         move || (toggle(toggles.span), toggle(toggles.filter), session.get()),

@@ -73,7 +73,7 @@ pub async fn run(args: &DigestArgs) -> anyhow::Result<()> {
         schedule_settings.zone,
         Utc::now(),
     );
-    let made = digest::make(&reading, every, store.name().as_str(), &period, &[]).await;
+    let made = digest::make(&reading, every, store.name().as_str(), &period).await;
     store.close().await;
     let draft = made.map_err(|why| anyhow::anyhow!(why))?;
     if let Some(file) = &args.preview {

@@ -33,12 +33,12 @@ async fn digest_due(
             let site = stores
                 .first()
                 .map_or("the site", |store| store.name().as_str());
-            digest::make(admin.reading(), settings.every, site, &period, &[]).await
+            digest::make(admin.reading(), settings.every, site, &period).await
         }
         Ok(stores) => {
             let reading = reading::Reading::new(stores, admin.funnel().to_vec());
             let site = settings.store.as_deref().unwrap_or_default();
-            digest::make(&reading, settings.every, site, &period, &[]).await
+            digest::make(&reading, settings.every, site, &period).await
         }
         Err(reason) => Err(reason),
     };

@@ -75,15 +75,14 @@ impl DigestSettings {
     }
 }
 
-/// The digest of `period` read through `reading`, for `site`, with
-/// `notes` (the period's dated notes). `Err`: the stores could not be read
-/// (tried again at the next look).
+/// The digest of `period` read through `reading`, for `site`, with the
+/// owner's notes from the first store `reading` reads. `Err`: the stores
+/// could not be read (tried again at the next look).
 pub async fn make(
     reading: &Reading,
     every: Every,
     site: &str,
     period: &Period,
-    notes: &[(NaiveDate, String)],
 ) -> Result<Draft, String> {
     let figures = reading.range(every.days(), period.last).await;
     if let Some(error) = &figures.summary_error {
@@ -103,6 +102,24 @@ pub async fn make(
     // The chart shows the period beside the one before (a week at least).
     let chart_days = (every.days() * 2).max(7);
     let chart = reading.range(chart_days, period.last).await;
+    let chart_notes: Vec<admin::model::NoteRow> = match reading.stores().first() {
+        Some(store) => activity::annotations::between(store.as_ref(), chart.first, chart.last)
+            .await
+            .map_err(|error| format!("the notes could not be read: {error}"))?
+            .into_iter()
+            .map(|note| admin::model::NoteRow {
+                id: note.id,
+                day: note.day,
+                text: note.text,
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let notes: Vec<(NaiveDate, String)> = chart_notes
+        .iter()
+        .filter(|note| (period.first..=period.last).contains(&note.day))
+        .map(|note| (note.day, note.text.clone()))
+        .collect();
     let days: Vec<admin::model::DayKinds> = chart
         .days
         .iter()
@@ -111,9 +128,9 @@ pub async fn make(
             kinds: *kinds,
         })
         .collect();
-    let svg = admin::chart::stacked_kinds(&days, image::WIDTH)?;
+    let svg = admin::chart::stacked_kinds(&days, &chart_notes, image::WIDTH)?;
     let png = image::png(&svg)?;
-    let composed = compose::compose(every.word(), site, period, &figures, &stores, notes);
+    let composed = compose::compose(every.word(), site, period, &figures, &stores, &notes);
     Ok(Draft {
         topic: "digest".to_owned(),
         state: State::Report,
