@@ -13,27 +13,33 @@ pub enum Rows {
     Hours,
     /// One row per visitor-day (token, network, country, counts, paths, sources).
     Visitors,
+    /// The owner's dated notes on the chart (kept in the first store).
+    Notes,
 }
 
 impl std::str::FromStr for Rows {
     type Err = String;
 
-    /// `hours` or `visitors` (a download's name, `whocomes export`'s argument).
+    /// `hours`, `visitors` or `notes` (a download's name, `whocomes export`'s argument).
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         match text {
             "hours" => Ok(Self::Hours),
             "visitors" => Ok(Self::Visitors),
-            _ => Err(format!("'{text}' is not an export: use hours or visitors")),
+            "notes" => Ok(Self::Notes),
+            _ => Err(format!(
+                "'{text}' is not an export: use hours, visitors or notes"
+            )),
         }
     }
 }
 
 impl Rows {
-    /// The name of the export (`hours`, `visitors`).
+    /// The name of the export (`hours`, `visitors`, `notes`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Hours => "hours",
             Self::Visitors => "visitors",
+            Self::Notes => "notes",
         }
     }
 }
@@ -168,6 +174,28 @@ impl Pages {
         out.push(b'\n');
         Ok(())
     }
+}
+
+/// The CSV header of the chart's notes.
+pub const NOTES_HEADER: &[&str] = &["id", "day", "text", "added"];
+
+/// A note's CSV record.
+fn note_record(note: &activity::annotations::Annotation) -> Result<Vec<String>, ExportError> {
+    Ok(vec![
+        note.id.to_string(),
+        note.day.to_string(),
+        note.text.clone(),
+        note.added.to_rfc3339(),
+    ])
+}
+
+/// Writes a page of notes.
+pub fn notes_page(
+    pages: &mut Pages,
+    notes: &[activity::annotations::Annotation],
+    out: &mut Vec<u8>,
+) -> Result<(), ExportError> {
+    pages.page(notes, NOTES_HEADER, note_record, out)
 }
 
 /// The CSV header of hourly rows.

@@ -152,6 +152,31 @@ impl Reading {
         written
     }
 
+    /// The chart's notes of `store` from `since` to `until`, as one page.
+    async fn export_notes(
+        &self,
+        store: &Arc<dyn ActivityStore>,
+        mut pages: export::Pages,
+        since: NaiveDate,
+        until: Option<NaiveDate>,
+        chunks: tokio::sync::mpsc::Sender<Vec<u8>>,
+    ) -> Result<usize, ExportError> {
+        let last = until.unwrap_or(NaiveDate::MAX);
+        let notes = activity::annotations::between(store.as_ref(), since, last)
+            .await
+            .map_err(|error| Unreadable {
+                store: store.name().clone(),
+                error,
+            })?;
+        let mut out = Vec::new();
+        export::notes_page(&mut pages, &notes, &mut out)?;
+        let written = pages.rows();
+        pages.finish(export::NOTES_HEADER, &mut out)?;
+        // A reader gone by now has had every row it asked for.
+        let _ = chunks.send(out).await;
+        Ok(written)
+    }
+
     /// [`export`](Self::export) a page at a time: each store's rows are
     /// read [`EXPORT_PAGE`] at a time and sent to `chunks` as bytes (the
     /// first chunk once the first page is read; a closed receiver stops
@@ -169,6 +194,7 @@ impl Reading {
         let header = match rows {
             Rows::Hours => export::HOURS_HEADER,
             Rows::Visitors => export::VISITORS_HEADER,
+            Rows::Notes => export::NOTES_HEADER,
         };
         for store in &self.stores {
             let read = match rows {
@@ -191,6 +217,8 @@ impl Reading {
                     };
                     page.all(read, &mut pages, until, &chunks).await
                 }
+                // Kept in the first store, and few: one page, from it alone.
+                Rows::Notes => return self.export_notes(store, pages, since, until, chunks).await,
             };
             match read {
                 Ok(true) => {}

@@ -21,14 +21,15 @@
 //!   as it does), [`import`] (access logs replayed through the same rules,
 //!   with [`import_keys`], the keys imports count each day with), [`demo`]
 //!   (a made-up history in a store of its own), [`export`] (what a store
-//!   holds, as JSON or CSV), [`digest`] (the digest as a file, or mailed now).
+//!   holds, as JSON or CSV), [`digest`] (the digest as a file, or mailed now), [`annotate`] (the
+//!   chart's dated notes).
 #![forbid(unsafe_code)]
 
 mod commands;
 mod config;
 mod serving;
 
-pub use commands::{api_key, demo, digest, explain, export, import, import_keys};
+pub use commands::{annotate, api_key, demo, digest, explain, export, import, import_keys};
 pub use config::{admin_args, cli, connection_args, counting, storage, telemetry, to_builder};
 pub use serving::{body_limit, headers, precompress, revalidate, routes, startup};
 

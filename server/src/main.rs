@@ -101,6 +101,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
         }
         Command::ApiKey(args) => server::api_key::run(&args, std::io::stdout().lock()),
         Command::Digest(args) => server::digest::run(&args).await,
+        Command::Annotate(args) => server::annotate::run(&args, std::io::stdout().lock()).await,
         Command::Export(args) => {
             let rows = server::export::export(&args, std::io::stdout().lock()).await?;
             eprintln!("whocomes export: {rows} rows");

@@ -13,8 +13,9 @@ use crate::config::storage::StoreArgs;
 /// What `whocomes export` takes.
 #[derive(Clone, Debug, Args)]
 pub struct ExportArgs {
-    /// `hours` (requests per hour and path) or `visitors` (one row per
-    /// visitor-day: token, network, counts, paths, sources).
+    /// `hours` (requests per hour and path), `visitors` (one row per
+    /// visitor-day: token, network, counts, paths, sources) or `notes` (the
+    /// chart's dated notes).
     #[arg(value_parser = parse::<Rows>)]
     pub what: Rows,
 

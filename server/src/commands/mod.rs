@@ -1,6 +1,7 @@
 //! The commands besides serving: `explain`, `import` (and `follow`), `demo`,
-//! `export`, `digest` and `api-key`.
+//! `export`, `digest`, `annotate` and `api-key`.
 
+pub mod annotate;
 pub mod api_key;
 pub mod demo;
 pub mod digest;

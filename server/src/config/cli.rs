@@ -58,6 +58,10 @@ pub enum Command {
     /// daily|weekly, --digest-day, --digest-hour, --digest-zone), and write
     /// it to a file (--preview FILE) or mail it now (--send-now).
     Digest(Box<crate::commands::digest::DigestArgs>),
+    /// Add a dated note to the chart (`annotate 2026-12-03 "Released 0.3"`),
+    /// list the notes (--list) or remove one (--remove ID). The tab draws
+    /// them as marks on its chart; the digest and the stats API list them.
+    Annotate(crate::commands::annotate::AnnotateArgs),
     /// Replay Apache/nginx access logs (combined or common format, `.gz`
     /// read directly, `-` for stdin) into the store through the same rules
     /// as `serve`, and print what was counted and what was not, and why.

@@ -2,6 +2,7 @@
 //! signals, the real binary). One test binary, modules by subject.
 
 mod admin;
+mod annotations;
 mod attacks;
 mod bounds;
 mod cosmos;

@@ -1,7 +1,8 @@
 //! Plausible's Stats API, served beside the tab from whocomes' rows, so a
 //! tool written for Plausible reads whocomes with its base URL set to the
 //! tab's address: `GET {tab}/api/v1/stats/realtime/visitors|aggregate|
-//! timeseries|breakdown` and `POST {tab}/api/v2/query`.
+//! timeseries|breakdown` and `POST {tab}/api/v2/query`; and, with the same
+//! keys, the chart's notes at `{tab}/api/v1/annotations` ([`annotations`]).
 //!
 //! Every request needs a key (`Authorization: Bearer wck_…`, see
 //! [`keys`]) that reads the store named by `site_id`; without one it gets
@@ -9,6 +10,7 @@
 //! [`Query`], translated here and nowhere else
 //! ([`words`]); docs/STATS-API.md lists what maps to what.
 
+mod annotations;
 pub mod keys;
 mod v1;
 mod v2;
@@ -36,7 +38,7 @@ const REALTIME_ROWS: usize = 5000;
 
 /// Whether `name` (after `{tab}/api/`) is the stats API's.
 pub(crate) fn is_stats_api(name: &str) -> bool {
-    name.starts_with("v1/stats/") || name == "v2/query"
+    name.starts_with("v1/stats/") || name == "v2/query" || name.starts_with("v1/annotations")
 }
 
 /// Answers a stats API request.
@@ -62,6 +64,9 @@ pub(crate) async fn answer(admin: &Admin, name: &str, request: http::Request<Bod
             return response;
         }
     };
+    if name.starts_with("v1/annotations") {
+        return annotations::answer(admin, &key, name, &parts, body).await;
+    }
     let today = Utc::now().date_naive();
     let asked = match (name, &parts.method) {
         ("v2/query", &Method::POST) => {
