@@ -12,5 +12,8 @@ export const firstRunPort = port + 3;
 export const embedPort = port + 5;
 /** The demo filters.spec starts and stops itself. */
 export const filtersPort = port + 6;
+/** The demo notes.spec starts and stops itself (notes on the chart, the
+ * digest's preview). */
+export const notesPort = port + 7;
 /** Whether the PostgreSQL server runs (scripts/test makes its database). */
 export const withPostgres = !!process.env.E2E_DATABASE_URL;
