@@ -458,3 +458,152 @@ async fn alerts_reach_mail_and_webhooks_once_each_across_a_restart() {
         "{tally:?}"
     );
 }
+
+/// A metric's value in OpenMetrics text (`NAME VALUE`), if it is there.
+fn metric(text: &str, name: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_smtp_server_that_is_down_is_retried_and_said_while_the_site_stays_ready() {
+    let Some(python) = aiosmtpd() else {
+        return;
+    };
+    // docs/DEPLOY.md's environment file, its mail server and webhooks
+    // swapped for loopback ones (the SMTP server not started yet).
+    let smtp_port = free_port();
+    let (hook_port, received) = receiver().await;
+    let block = crate::deploy::tested_block("alerts");
+    let block = crate::deploy::replaced(
+        &block,
+        "smtps://alerts%40example.org:app-password@smtp.example.org:465",
+        &format!("smtp://127.0.0.1:{smtp_port}"),
+    );
+    let block = crate::deploy::replaced(
+        &block,
+        "slack=https://hooks.slack.com/services/T000/B000/XXXX,ntfy=https://ntfy.sh/example-whocomes",
+        &format!("slack=http://127.0.0.1:{hook_port}/slack,ntfy=http://127.0.0.1:{hook_port}/ntfy"),
+    );
+    let mut settings: Vec<(String, String)> = block
+        .lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let (key, value) = line.split_once('=').expect("KEY=VALUE");
+            (key.to_owned(), value.to_owned())
+        })
+        .collect();
+    let metrics_port = free_port();
+    settings.extend([
+        ("WHOCOMES_ALERT_LOOK_SECS".to_owned(), "1".to_owned()),
+        ("WHOCOMES_ADMIN_PASSWORD".to_owned(), "operator".to_owned()),
+        (
+            "WHOCOMES_METRICS_ADDR".to_owned(),
+            format!("127.0.0.1:{metrics_port}"),
+        ),
+    ]);
+    let settings: Vec<(&str, &str)> = settings
+        .iter()
+        .map(|(key, value)| (key.as_str(), value.as_str()))
+        .collect();
+    let data = tempfile::tempdir().expect("a folder");
+    let (mut child, url, log) = start_binary_logged(data.path(), &settings);
+    let monitors = format!("http://127.0.0.1:{metrics_port}");
+    let read_metrics = async || {
+        reqwest::get(format!("{monitors}/metrics"))
+            .await
+            .expect("answers")
+            .text()
+            .await
+            .expect("text")
+    };
+
+    // The digest is due (the latest Monday's), and the mail server is down.
+    let failing = wait_until(Duration::from_secs(30), async || {
+        metric(&read_metrics().await, "whocomes_notice_failures_total").is_some_and(|n| n >= 1.0)
+    })
+    .await;
+    let text = read_metrics().await;
+    assert!(
+        failing,
+        "a failed try counted: {text}; the log: {}",
+        log.lock().expect("the log")
+    );
+    assert_eq!(
+        metric(&text, "whocomes_notices_waiting"),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        metric(&text, "whocomes_notices_sent_total"),
+        Some(0.0),
+        "{text}"
+    );
+    let (status, why) = crate::operations::ready(&monitors).await;
+    assert_eq!(status, 200, "ready while the mail waits: {why}");
+    let client = reqwest::Client::new();
+    let answer = client
+        .post(format!("{url}/admin/api/sign-in"))
+        .form(&[("password", "operator")])
+        .send()
+        .await
+        .expect("answers");
+    let cookie = answer
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .expect("signed in")
+        .to_owned();
+    let overview = crate::operations::overview(&client, &url, &cookie).await;
+    let notices = &overview["notices"];
+    assert_eq!(notices["waiting"], 1, "{notices}");
+    let failure = notices["last_failure"].as_str().expect("why it waits");
+    assert!(
+        failure.contains(&format!("127.0.0.1:{smtp_port}")),
+        "{failure}"
+    );
+    let stranger = crate::operations::overview(&client, &url, "").await;
+    assert!(
+        stranger["notices"].is_null(),
+        "a stranger is not told: {stranger}"
+    );
+
+    // The mail server comes up: the digest is sent at the next try.
+    let maildir = tempfile::tempdir().expect("a folder");
+    let maildir = maildir.path().join("inbox");
+    let _smtp = SmtpServer::start(&python, smtp_port, &maildir);
+    let sent = wait_until(Duration::from_secs(60), async || {
+        !inbox(&python, &maildir).is_empty()
+    })
+    .await;
+    let mail = inbox(&python, &maildir);
+    assert!(
+        sent,
+        "the digest arrives; the log: {}",
+        log.lock().expect("the log")
+    );
+    assert_eq!(mail.len(), 1, "{:?}", subjects(&mail));
+    assert!(
+        subjects(&mail)[0].starts_with("whocomes weekly digest for "),
+        "{:?}",
+        subjects(&mail)
+    );
+    assert_eq!(mail[0]["from"], "whocomes <alerts@example.org>");
+    let settled = wait_until(Duration::from_secs(10), async || {
+        metric(&read_metrics().await, "whocomes_notices_waiting") == Some(0.0)
+    })
+    .await;
+    assert!(settled, "{}", read_metrics().await);
+    assert_eq!(
+        metric(&read_metrics().await, "whocomes_notices_sent_total"),
+        Some(1.0)
+    );
+    assert!(
+        received.lock().expect("kept").is_empty(),
+        "a digest is mail only"
+    );
+    let said = log.lock().expect("the log").clone();
+    assert!(said.contains("notices go to"), "{said}");
+    stop(&mut child);
+}
