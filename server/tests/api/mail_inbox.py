@@ -7,6 +7,7 @@ Usage: python mail_inbox.py MAILDIR
 """
 import json
 import mailbox
+import re
 import sys
 from email.header import decode_header, make_header
 
@@ -38,10 +39,19 @@ def inline(message):
     return found
 
 
+def arrival(key):
+    """A Maildir name's order of arrival: its second, then the delivering
+    process's count (the microseconds in it are not zero-padded, so the
+    names themselves do not sort in order)."""
+    seconds = key.split(".", 1)[0]
+    count = re.search(r"Q(\d+)", key)
+    return (int(seconds) if seconds.isdigit() else 0, int(count.group(1)) if count else 0)
+
+
 def main():
     box = mailbox.Maildir(sys.argv[1], factory=None, create=False)
     messages = []
-    for key in sorted(box.keys()):
+    for key in sorted(box.keys(), key=arrival):
         message = box.get_message(key)
         messages.append(
             {
