@@ -219,7 +219,7 @@ fn draw(
 /// A chart as an image shows it (a digest's PNG): without the columns that
 /// tell a day's figures when pointed at and the notes' words, which only a
 /// style sheet hides (the notes' marks stay). The days are the layer
-/// [`draw`] adds before the notes'.
+/// `draw` adds before the notes'.
 pub fn as_image(svg: &str) -> String {
     let end = svg
         .find("<g class=\"notes\">")

@@ -2,7 +2,7 @@
 //! tool written for Plausible reads whocomes with its base URL set to the
 //! tab's address: `GET {tab}/api/v1/stats/realtime/visitors|aggregate|
 //! timeseries|breakdown` and `POST {tab}/api/v2/query`; and, with the same
-//! keys, the chart's notes at `{tab}/api/v1/annotations` ([`annotations`]).
+//! keys, the chart's notes at `{tab}/api/v1/annotations` (`annotations.rs`).
 //!
 //! Every request needs a key (`Authorization: Bearer wck_…`, see
 //! [`keys`]) that reads the store named by `site_id`; without one it gets
