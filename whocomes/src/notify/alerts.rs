@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use std::time::Duration as StdDuration;
 
 use activity::filter::Filter;
-use chrono::{DateTime, Duration, DurationRound as _, NaiveDateTime, Utc};
+use activity::recording::StatsSnapshot;
+use chrono::{DateTime, Duration, DurationRound as _, NaiveDate, NaiveDateTime, Utc};
 use reading::query::{Breakdown, Metric, Query};
 
 use super::NotifySettings;
@@ -117,16 +118,16 @@ pub async fn stores(
 /// Hits the writer dropped (its queue full) or lost (a store that would
 /// not take them): any since the last look is an episode, over after
 /// [`HITS_CALM_LOOKS`] looks without.
+/// `stats`: the writer's figures now (`None`: this server does not count).
 pub fn hits(
-    admin: &admin::server::Admin,
+    stats: Option<StatsSnapshot>,
     memory: &mut Memory,
     record: &mut Record,
     now: DateTime<Utc>,
 ) -> Vec<Draft> {
-    let Some(recorder) = admin.recorder() else {
+    let Some(stats) = stats else {
         return Vec::new();
     };
-    let stats = recorder.snapshot();
     let lost = stats.dropped + stats.lost;
     let before = memory.lost.replace(lost);
     let new = before.map_or(0, |before| lost.saturating_sub(before));
@@ -158,12 +159,13 @@ pub fn hits(
 
 /// Day keys that have not turned to today by [`KEYS_GRACE`] minutes past
 /// midnight (UTC): visitors are then counted with yesterday's key.
+/// `keys_day`: the day the keys are turned to (`None`: no day keys).
 pub fn day_keys(
-    admin: &admin::server::Admin,
+    keys_day: Option<NaiveDate>,
     record: &mut Record,
     now: DateTime<Utc>,
 ) -> Vec<Draft> {
-    let Some(day) = admin.day_keys_day() else {
+    let Some(day) = keys_day else {
         return Vec::new();
     };
     let today = now.date_naive();

@@ -175,3 +175,69 @@ fn an_episode_open_before_a_restart_is_not_told_again() {
         vec![(at(day, 17), "spike".to_owned(), State::Recovered)]
     );
 }
+
+#[test]
+fn lost_hits_are_told_once_and_their_end_after_five_calm_looks() {
+    use super::alerts::{Memory, hits};
+    use activity::recording::StatsSnapshot;
+    let mut memory = Memory::default();
+    let mut record = Record::default();
+    let start = Utc.with_ymd_and_hms(2026, 12, 7, 12, 0, 0).unwrap();
+    let snapshot = |dropped, lost| StatsSnapshot {
+        dropped,
+        lost,
+        ..StatsSnapshot::default()
+    };
+    // (dropped, lost) at each look, a minute apart.
+    let looks = [
+        (0, 0),
+        (0, 0),
+        (3, 0),
+        (3, 2),
+        (3, 2),
+        (3, 2),
+        (3, 2),
+        (3, 2),
+        (3, 2),
+        (3, 2),
+    ];
+    let mut told = Vec::new();
+    for (n, (dropped, lost)) in looks.into_iter().enumerate() {
+        let now = start + Duration::minutes(n as i64);
+        for draft in hits(Some(snapshot(dropped, lost)), &mut memory, &mut record, now) {
+            told.push((n, draft.state));
+        }
+    }
+    assert_eq!(told, vec![(2, State::Raised), (8, State::Recovered)]);
+    // A server that does not count tells nothing.
+    assert!(hits(None, &mut memory, &mut record, start).is_empty());
+}
+
+#[test]
+fn day_keys_that_did_not_turn_are_told_ten_minutes_after_midnight() {
+    use super::alerts::day_keys;
+    let mut record = Record::default();
+    let yesterday = "2026-12-06".parse().unwrap();
+    let today = "2026-12-07".parse().unwrap();
+    let at = |text: &str| {
+        DateTime::parse_from_rfc3339(text)
+            .unwrap()
+            .with_timezone(&Utc)
+    };
+    assert!(day_keys(Some(yesterday), &mut record, at("2026-12-06T23:59:00Z")).is_empty());
+    // The keys turn in the first seconds after midnight: not yet late.
+    assert!(day_keys(Some(yesterday), &mut record, at("2026-12-07T00:05:00Z")).is_empty());
+    let late = day_keys(Some(yesterday), &mut record, at("2026-12-07T00:11:00Z"));
+    assert_eq!(
+        late.iter().map(|d| d.state).collect::<Vec<_>>(),
+        [State::Raised]
+    );
+    assert!(late[0].text.contains("2026-12-06"), "{}", late[0].text);
+    assert!(day_keys(Some(yesterday), &mut record, at("2026-12-07T00:12:00Z")).is_empty());
+    let turned = day_keys(Some(today), &mut record, at("2026-12-07T00:13:00Z"));
+    assert_eq!(
+        turned.iter().map(|d| d.state).collect::<Vec<_>>(),
+        [State::Recovered]
+    );
+    assert!(day_keys(None, &mut record, at("2026-12-07T00:14:00Z")).is_empty());
+}

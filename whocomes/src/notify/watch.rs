@@ -88,8 +88,9 @@ pub(crate) fn start(
             let now = Utc::now();
             let before = record.clone();
             let mut told = alerts::stores(&admin, &settings, &mut memory, &mut record, now).await;
-            told.extend(alerts::hits(&admin, &mut memory, &mut record, now));
-            told.extend(alerts::day_keys(&admin, &mut record, now));
+            let stats = admin.recorder().map(|recorder| recorder.snapshot());
+            told.extend(alerts::hits(stats, &mut memory, &mut record, now));
+            told.extend(alerts::day_keys(admin.day_keys_day(), &mut record, now));
             told.extend(alerts::traffic(&admin, &settings, &mut record, now).await);
             let owed: Vec<String> = channels.iter().map(|(key, _)| key.clone()).collect();
             for told in told {
