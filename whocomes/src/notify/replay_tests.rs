@@ -217,11 +217,11 @@ fn lost_hits_are_told_once_and_their_end_after_five_calm_looks() {
 fn day_keys_that_did_not_turn_are_told_ten_minutes_after_midnight() {
     use super::alerts::day_keys;
     let mut record = Record::default();
-    let yesterday = "2026-12-06".parse().unwrap();
-    let today = "2026-12-07".parse().unwrap();
+    let yesterday = "2026-12-06".parse().expect("a day");
+    let today = "2026-12-07".parse().expect("a day");
     let at = |text: &str| {
         DateTime::parse_from_rfc3339(text)
-            .unwrap()
+            .expect("a time")
             .with_timezone(&Utc)
     };
     assert!(day_keys(Some(yesterday), &mut record, at("2026-12-06T23:59:00Z")).is_empty());
