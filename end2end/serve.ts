@@ -28,6 +28,23 @@ export async function serveOn(port: number, dataDir: string, extra: string[]): P
   throw new Error('whocomes did not start serving within 120 s');
 }
 
+/** Waits until the demo's days at `base` are summed as the stores hold
+ * them (a cold debug build sums 120 days of two stores slowly), so every
+ * figure read after is final. */
+export async function demoSummed(base: string) {
+  for (let attempt = 0; ; attempt++) {
+    const answer = await fetch(`${base}/admin/api/overview`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'days=30',
+    });
+    const overview = answer.ok ? await answer.json() : undefined;
+    if (overview?.current && overview.totals.visitors.people > 0) return;
+    if (attempt > 400) throw new Error('the demo was never summed');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 /** Stops it with SIGTERM and waits for it to exit. */
 export async function stop(child: ChildProcess) {
   if (child.exitCode !== null) return;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 
 import { hydrated, violations } from '../pages';
-import { serveOn, stop } from '../serve';
+import { demoSummed, serveOn, stop } from '../serve';
 import { filtersPort } from '../servers';
 
 const base = `http://127.0.0.1:${filtersPort}`;
@@ -20,19 +20,7 @@ let server: ChildProcess;
 test.beforeAll(async () => {
   test.setTimeout(240_000);
   server = await serveOn(filtersPort, mkdtempSync(join(tmpdir(), 'whocomes-e2e-filters-')), ['--demo']);
-  // Until the demo's days are summed as the stores hold them (a cold debug
-  // build sums 120 days of two stores slowly), so every figure below is final.
-  for (let attempt = 0; ; attempt++) {
-    const answer = await fetch(`${base}/admin/api/overview`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'days=30',
-    });
-    const overview = answer.ok ? await answer.json() : undefined;
-    if (overview?.current && overview.totals.visitors.people > 0) break;
-    if (attempt > 400) throw new Error('the demo was never summed');
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  await demoSummed(base);
 });
 
 test.afterAll(async () => {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 
 import { drawnAtCardWidth, hydrated, violations } from '../pages';
-import { serveOn, stop } from '../serve';
+import { demoSummed, serveOn, stop } from '../serve';
 import { adminPassword, notesPort } from '../servers';
 
 const base = `http://127.0.0.1:${notesPort}`;
@@ -24,17 +24,7 @@ let server: ChildProcess;
 test.beforeAll(async () => {
   test.setTimeout(240_000);
   server = await serveOn(notesPort, dataDir, ['--demo', '--admin-password', adminPassword]);
-  for (let attempt = 0; ; attempt++) {
-    const answer = await fetch(`${base}/admin/api/overview`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'days=30',
-    });
-    const overview = answer.ok ? await answer.json() : undefined;
-    if (overview?.current && overview.totals.visitors.people > 0) break;
-    if (attempt > 400) throw new Error('the demo was never summed');
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  await demoSummed(base);
 });
 
 test.afterAll(async () => {

@@ -33,12 +33,7 @@ pub struct AnnotateArgs {
 
 /// Adds, lists or removes; what it did goes to `out`.
 pub async fn run(args: &AnnotateArgs, mut out: impl std::io::Write) -> anyhow::Result<()> {
-    let name = args.store.store_name()?;
-    let store = args
-        .store
-        .open_once(name)
-        .await
-        .map_err(|reason| anyhow::anyhow!("cannot read the store: {reason}"))?;
+    let store = args.store.open_for_command().await?;
     let result = async {
         if args.list {
             let first = NaiveDate::MIN;

@@ -59,12 +59,7 @@ pub async fn run(args: &DigestArgs) -> anyhow::Result<()> {
         !args.send_now || !mail.is_empty(),
         "--send-now mails the digest: it needs --mail-url, --mail-from and --mail-to"
     );
-    let name = args.store.store_name()?;
-    let store = args
-        .store
-        .open_once(name)
-        .await
-        .map_err(|reason| anyhow::anyhow!("cannot read the store: {reason}"))?;
+    let store = args.store.open_for_command().await?;
     let reading = Reading::new(vec![store.clone()], args.admin.funnel_steps.clone());
     let every = schedule_settings.every;
     let period = schedule::latest(

@@ -34,12 +34,7 @@ pub struct ExportArgs {
 
 /// Writes the rows to `out`; returns how many.
 pub async fn export(args: &ExportArgs, out: impl Write) -> anyhow::Result<usize> {
-    let name = args.store.store_name()?;
-    let store = args
-        .store
-        .open_once(name)
-        .await
-        .map_err(|reason| anyhow::anyhow!("cannot read the store: {reason}"))?;
+    let store = args.store.open_for_command().await?;
     let since = args
         .since
         .unwrap_or_else(|| Utc::now().date_naive() - chrono::Days::new(30));

@@ -170,6 +170,15 @@ impl StoreArgs {
         whocomes::stores::open_once(&self.url(), name, self.retention()).await
     }
 
+    /// The named store, opened once for a command (`export`, `digest`,
+    /// `annotate`), or why it cannot be read.
+    pub async fn open_for_command(&self) -> anyhow::Result<Arc<dyn ActivityStore>> {
+        let name = self.store_name()?;
+        self.open_once(name)
+            .await
+            .map_err(|reason| anyhow::anyhow!("cannot read the store: {reason}"))
+    }
+
     /// The store's name: the one given, or the kind of store.
     pub fn store_name(&self) -> anyhow::Result<StoreName> {
         self.name

@@ -29,24 +29,6 @@ fn binary(command: &str, data: &std::path::Path, args: &[&str]) -> (bool, String
     )
 }
 
-async fn session(app: &TestApp) -> String {
-    let answer = app
-        .client
-        .post(app.url("/admin/api/sign-in"))
-        .form(&[("password", PASSWORD)])
-        .send()
-        .await
-        .expect("answers");
-    assert_eq!(answer.status(), StatusCode::OK);
-    answer
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .expect("a session cookie")
-        .to_owned()
-}
-
 async fn annotate(app: &TestApp, cookie: Option<&str>, day: &str, text: &str) -> StatusCode {
     let mut request = app
         .client
@@ -120,7 +102,7 @@ async fn notes_are_added_by_the_owner_through_the_tab_the_api_and_the_command_li
         annotate(&app, None, &today, "a post").await,
         StatusCode::UNAUTHORIZED
     );
-    let cookie = session(&app).await;
+    let (_, cookie) = crate::operations::signed_in(&app.url(""), PASSWORD).await;
     assert_eq!(
         annotate(
             &app,

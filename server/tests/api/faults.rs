@@ -66,7 +66,7 @@ pub(crate) fn can_run() -> bool {
     set
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .expect("a port")
         .local_addr()

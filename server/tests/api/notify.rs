@@ -18,7 +18,7 @@ use axum::extract::{Path as UrlPath, State};
 use axum::http::HeaderMap;
 use chrono::{DurationRound as _, Timelike as _, Utc};
 
-use crate::faults::{Postgres, can_run, postgres_script, wait_until};
+use crate::faults::{Postgres, can_run, free_port, postgres_script, wait_until};
 use crate::signals::start_binary_logged;
 
 /// What the webhook receiver got: the path, ntfy's title header, the body.
@@ -36,14 +36,6 @@ fn aiosmtpd() -> Option<PathBuf> {
     );
     println!("SKIPPED: aiosmtpd is not installed (scripts/bootstrap installs it)");
     None
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("a port")
-        .local_addr()
-        .expect("an address")
-        .port()
 }
 
 /// aiosmtpd on loopback, keeping what it gets in `maildir`; killed on drop.
@@ -157,20 +149,7 @@ fn tally(received: &Received) -> BTreeMap<(String, String), usize> {
 /// The digest's figures are the tab's for the seven days before today,
 /// and its chart is carried inline, with nothing fetched from elsewhere.
 async fn digest_is_the_tabs_week(digest: &serde_json::Value, url: &str) {
-    let client = reqwest::Client::new();
-    let answer = client
-        .post(format!("{url}/admin/api/sign-in"))
-        .form(&[("password", "operator")])
-        .send()
-        .await
-        .expect("answers");
-    let cookie = answer
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .expect("signed in")
-        .to_owned();
+    let (client, cookie) = crate::operations::signed_in(url, "operator").await;
     let last = (Utc::now() - chrono::Duration::days(1))
         .date_naive()
         .to_string();
@@ -541,20 +520,7 @@ async fn an_smtp_server_that_is_down_is_retried_and_said_while_the_site_stays_re
     );
     let (status, why) = crate::operations::ready(&monitors).await;
     assert_eq!(status, 200, "ready while the mail waits: {why}");
-    let client = reqwest::Client::new();
-    let answer = client
-        .post(format!("{url}/admin/api/sign-in"))
-        .form(&[("password", "operator")])
-        .send()
-        .await
-        .expect("answers");
-    let cookie = answer
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .expect("signed in")
-        .to_owned();
+    let (client, cookie) = crate::operations::signed_in(&url, "operator").await;
     let overview = crate::operations::overview(&client, &url, &cookie).await;
     let notices = &overview["notices"];
     assert_eq!(notices["waiting"], 1, "{notices}");

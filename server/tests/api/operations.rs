@@ -162,7 +162,7 @@ async fn a_store_well_formed_but_unreachable_is_a_state_the_site_serves_through(
 
 /// A signed-in session on the binary at `url`, and a client that keeps
 /// no connection idle long (the server closes idle ones).
-async fn signed_in(url: &str, password: &str) -> (reqwest::Client, String) {
+pub(crate) async fn signed_in(url: &str, password: &str) -> (reqwest::Client, String) {
     let client = reqwest::Client::builder()
         .pool_idle_timeout(Duration::from_secs(5))
         .build()

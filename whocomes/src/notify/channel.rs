@@ -11,6 +11,16 @@ use super::notice::Notice;
 /// How long one try to send may take.
 pub const SEND_TIMEOUT: Duration = Duration::from_secs(15);
 
+/// A URL's host and port, the only part of a channel's URL ever said
+/// (never its user, password or path).
+pub(super) fn host_of(url: &reqwest::Url) -> Option<String> {
+    match (url.host_str(), url.port()) {
+        (Some(host), Some(port)) => Some(format!("{host}:{port}")),
+        (Some(host), None) => Some(host.to_owned()),
+        (None, _) => None,
+    }
+}
+
 /// A place notices go.
 #[async_trait]
 pub trait Channel: Send + Sync {

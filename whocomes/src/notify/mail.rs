@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart, header::ContentType};
 use lettre::{AsyncSmtpTransport, AsyncTransport as _, Message, Tokio1Executor};
 
-use super::channel::{Channel, SEND_TIMEOUT};
+use super::channel::{Channel, SEND_TIMEOUT, host_of};
 use super::notice::Notice;
 
 /// An SMTP server and the addresses notices go to.
@@ -28,11 +28,7 @@ impl Mail {
         if !matches!(parsed.scheme(), "smtp" | "smtps") {
             return Err("the mail server's URL starts with smtp:// or smtps://".to_owned());
         }
-        let server = match (parsed.host_str(), parsed.port()) {
-            (Some(host), Some(port)) => format!("{host}:{port}"),
-            (Some(host), None) => host.to_owned(),
-            (None, _) => return Err("the mail server's URL names no host".to_owned()),
-        };
+        let server = host_of(&parsed).ok_or("the mail server's URL names no host")?;
         let tls = parsed.query_pairs().any(|(key, _)| key == "tls");
         let host = parsed.host_str().unwrap_or_default();
         let local = host == "localhost"

@@ -6,7 +6,7 @@
 use async_trait::async_trait;
 use serde_json::json;
 
-use super::channel::{Channel, SEND_TIMEOUT};
+use super::channel::{Channel, SEND_TIMEOUT, host_of};
 use super::notice::Notice;
 
 /// An HTTP endpoint notices are posted to, known in words by its host.
@@ -23,11 +23,7 @@ impl Endpoint {
         if !matches!(url.scheme(), "http" | "https") {
             return Err("a webhook's URL starts with https:// or http://".to_owned());
         }
-        let host = match (url.host_str(), url.port()) {
-            (Some(host), Some(port)) => format!("{host}:{port}"),
-            (Some(host), None) => host.to_owned(),
-            (None, _) => return Err("a webhook's URL names no host".to_owned()),
-        };
+        let host = host_of(&url).ok_or("a webhook's URL names no host")?;
         let client = reqwest::Client::builder()
             .timeout(SEND_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
