@@ -2,9 +2,11 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
 
-/** Waits until the app has hydrated (the app marks `#app` once it runs). */
+/** Waits until the app has hydrated (the app marks `#app` once it runs).
+ * The first page of a run loads the debug wasm bundle cold while the
+ * servers still start: a CI run once took more than expect's 5 s there. */
 export async function hydrated(page: Page) {
-  await expect(page.locator('#app')).toHaveAttribute('data-hydrated', 'true');
+  await expect(page.locator('#app')).toHaveAttribute('data-hydrated', 'true', { timeout: 20_000 });
 }
 
 /** Waits until the chart is drawn at its card's width (the browser draws it
