@@ -29,6 +29,12 @@ fn binary(command: &str, data: &std::path::Path, args: &[&str]) -> (bool, String
     )
 }
 
+/// What `path` answers, as text.
+async fn text_at(app: &TestApp, path: &str) -> String {
+    let answer = app.client.get(app.url(path)).send().await.expect("answers");
+    answer.text().await.expect("text")
+}
+
 async fn annotate(app: &TestApp, cookie: Option<&str>, day: &str, text: &str) -> StatusCode {
     let mut request = app
         .client
@@ -194,29 +200,13 @@ async fn notes_are_added_by_the_owner_through_the_tab_the_api_and_the_command_li
     );
 
     // The tab's page draws them as marks, their words escaped.
-    let page = app
-        .client
-        .get(app.url("/admin?range=7"))
-        .send()
-        .await
-        .expect("answers")
-        .text()
-        .await
-        .expect("text");
+    let page = text_at(&app, "/admin?range=7").await;
     assert!(page.contains("class=\"note\""), "a note's mark");
     assert!(page.contains("Released 0.3"), "its words");
     assert!(!page.contains("<script>post"), "a note's words are escaped");
 
     // The export, as the tab's link and `whocomes export notes` give it.
-    let csv = app
-        .client
-        .get(app.url("/admin/api/export/notes.csv?range=7"))
-        .send()
-        .await
-        .expect("answers")
-        .text()
-        .await
-        .expect("text");
+    let csv = text_at(&app, "/admin/api/export/notes.csv?range=7").await;
     assert!(csv.starts_with("id,day,text,added\n"), "{csv}");
     assert_eq!(
         csv.lines().filter(|line| !line.is_empty()).count(),
