@@ -63,3 +63,17 @@ use_npm_wasm_opt() {
   fi
   export PATH="$tools/node_modules/.bin:$PATH"
 }
+
+# The cargo feature flags a library's `[package.metadata.docs.rs]` section
+# names (`features = [...]` or `all-features = true`), one per line: how
+# docs.rs builds it, and so how its docs and its API are checked here.
+docs_rs_feature_flags() {
+  local section features
+  section=$(sed -n '/^\[package.metadata.docs.rs\]/,/^\[/p' "$1")
+  if grep -q '^all-features = true' <<<"$section"; then
+    echo --all-features
+    return
+  fi
+  features=$(sed -n 's/^features = \[\(.*\)\]$/\1/p' <<<"$section" | tr -d '" ')
+  [ -z "$features" ] || printf '%s\n' --features "$features"
+}

@@ -45,14 +45,49 @@ fn rgb(colour: Colour) -> RGBColor {
 }
 
 /// A short day label: `Nov 29`.
-fn day_label(days: &[NaiveDate], index: f64) -> String {
-    let at = index.floor();
-    if at < 0.0 {
-        return String::new();
+fn day_label(day: NaiveDate) -> String {
+    day.format("%b %-d").to_string()
+}
+
+/// Which of `days` days the x axis labels, at most `most` of them: always
+/// the first and the last, the rest spread evenly between (every day when
+/// all fit).
+fn labelled_days(days: usize, most: usize) -> Vec<usize> {
+    let most = most.max(2);
+    if days <= most {
+        return (0..days).collect();
     }
-    days.get(at as usize)
-        .map(|day| day.format("%b %-d").to_string())
-        .unwrap_or_default()
+    let mut labelled: Vec<usize> = (0..most)
+        .map(|k| (k * (days - 1) + (most - 1) / 2) / (most - 1))
+        .collect();
+    labelled.dedup();
+    labelled
+}
+
+/// The x axis's day labels, each under its day's bar, drawn on the whole
+/// image (`root`) so that the last one is never cut off at the edge.
+fn draw_day_labels(
+    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    chart: &Plot<'_, '_>,
+    dates: &[NaiveDate],
+    most: usize,
+) -> Result<(), String> {
+    let (width, _) = root.dim_in_pixel();
+    let style =
+        TextStyle::from((FONT, LABEL).into_font()).pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Top,
+        ));
+    for index in labelled_days(dates.len(), most) {
+        let label = day_label(dates[index]);
+        let (x, y) = chart.backend_coord(&(index as f64 + 0.5, 0.0));
+        // About half the label's width at this size: kept inside the image.
+        let half = (label.chars().count() as u32 * LABEL * 3 / 10) as i32;
+        let x = x.clamp(half, (width as i32 - half).max(half));
+        root.draw(&Text::new(label, (x, y + 8), style.clone()))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// The top of the y axis: a little room above the tallest bar (the legend
@@ -192,14 +227,14 @@ fn draw(
             .light_line_style(WHITE)
             .x_desc("Day (UTC)")
             .y_desc(y_desc)
-            .x_labels((size.0 / 110).clamp(3, 10) as usize)
-            .x_label_formatter(&|x| day_label(dates, *x))
+            .x_labels(0)
             .y_labels(y_label_count(top))
             .y_label_formatter(&|y| format!("{y:.0}"))
             .label_style((FONT, LABEL))
             .axis_desc_style((FONT, LABEL))
             .draw()
             .map_err(|e| e.to_string())?;
+        draw_day_labels(&root, &chart, dates, (size.0 / 110).clamp(3, 10) as usize)?;
         series(&mut chart)?;
         columns = format!(
             "{}{}{}",
@@ -555,6 +590,41 @@ mod tests {
                 svg.to_uppercase().contains(&colour.hex().to_uppercase()),
                 "its bars"
             );
+        }
+    }
+
+    /// The x axis labels the range's first and last day at every width
+    /// (a 30-day range ending 6 Dec once stopped at "Dec 2"), the rest
+    /// spread between them, none twice.
+    #[test]
+    fn the_x_axis_labels_the_first_and_the_last_day() {
+        assert_eq!(labelled_days(3, 7), [0, 1, 2]);
+        assert_eq!(labelled_days(0, 7), Vec::<usize>::new());
+        for (days, most) in [(30, 7), (30, 3), (31, 10), (90, 10), (365, 2), (8, 7)] {
+            let labelled = labelled_days(days, most);
+            assert_eq!(labelled.first(), Some(&0), "{days} days, {most}");
+            assert_eq!(labelled.last(), Some(&(days - 1)), "{days} days, {most}");
+            assert!(labelled.len() <= most, "{labelled:?}");
+            assert!(
+                labelled.windows(2).all(|pair| pair[0] < pair[1]),
+                "{labelled:?}"
+            );
+        }
+        let days: Vec<DayKinds> = (0..30)
+            .map(|n| DayKinds {
+                day: NaiveDate::from_ymd_opt(2026, 11, 7).expect("a day") + chrono::Days::new(n),
+                kinds: KindCounts::default(),
+            })
+            .collect();
+        for width in [WIDTHS.0, 390, DEFAULT_WIDTH, WIDTHS.1] {
+            let svg = stacked_kinds(&days, &[], width).expect("draws");
+            for label in ["Nov 7", "Dec 6"] {
+                // plotters writes a text's words on a line of their own.
+                assert!(
+                    svg.contains(&format!(">\n{label}\n</text>")),
+                    "{width} px: {label}"
+                );
+            }
         }
     }
 

@@ -302,6 +302,14 @@ pub struct WriterStatus {
     pub dropped: u64,
     /// Hits written.
     pub written: u64,
+    /// Hits counted that wait for the next write (not written nor given
+    /// up yet).
+    #[serde(default)]
+    pub waiting: u64,
+    /// In how many seconds the next write is due (at most the writer's
+    /// interval), if a writer runs.
+    #[serde(default)]
+    pub next_write_in: Option<u64>,
     /// Hits given up after the store failed too long.
     pub lost: u64,
     /// Marks of a browser's evidence (a page's own file fetched) queued.

@@ -20,6 +20,7 @@ use ipnet::IpNet;
 
 use crate::connections::ConnectionLimits;
 use crate::keys::KeyScheme;
+#[cfg(feature = "notify")]
 use crate::notify::NotifySettings;
 use crate::site::Whocomes;
 use crate::{BuildError, peer};
@@ -59,6 +60,7 @@ pub struct Builder {
     pub(crate) metrics_addr: Option<SocketAddr>,
     pub(crate) api_keys: Vec<(String, String, Vec<String>)>,
     pub(crate) api_per_hour: u32,
+    #[cfg(feature = "notify")]
     pub(crate) notify: NotifySettings,
 }
 
@@ -104,6 +106,7 @@ impl Default for Builder {
             host: Host::Embedded,
             limits: ConnectionLimits::default(),
             metrics_addr: None,
+            #[cfg(feature = "notify")]
             notify: NotifySettings::default(),
         }
     }
@@ -226,6 +229,16 @@ impl Builder {
         self
     }
 
+    /// How often counted requests are written to the store (default 10 s;
+    /// at least 1 ms). Until then the tab says how many wait and when the
+    /// next write is due; a shorter interval shows counts sooner and
+    /// writes the same rows more often. It is also the most a crash
+    /// (SIGKILL) can lose: a stop (SIGTERM) writes everything.
+    pub fn write_every(mut self, interval: std::time::Duration) -> Self {
+        self.recorder.flush_every = interval.max(std::time::Duration::from_millis(1));
+        self
+    }
+
     /// How long rows are kept (default: visitor-days 30 days, hours 400).
     pub fn retention(mut self, retention: Retention) -> Self {
         self.retention = retention;
@@ -331,6 +344,8 @@ impl Builder {
     /// `--webhook` and `--alert-*`): with a channel, a store down, hits
     /// lost, day keys that did not turn and a spike or drop in people are
     /// told once each, with a recovery ([`notify`](crate::notify)).
+    #[cfg(feature = "notify")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "notify")))]
     pub fn notify(mut self, settings: NotifySettings) -> Self {
         self.notify = settings;
         self

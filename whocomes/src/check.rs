@@ -19,6 +19,7 @@ use admin::server::stats_api::keys as keys_api;
 
 use crate::connections::ConnectionLimits;
 use crate::keys::KeyScheme;
+#[cfg(feature = "notify")]
 use crate::notify::NotifySettings;
 use crate::{BuildError, Builder};
 
@@ -40,6 +41,7 @@ pub struct Checked {
     pub(crate) tab: AdminConfig,
     pub(crate) limits: ConnectionLimits,
     pub(crate) metrics_addr: Option<SocketAddr>,
+    #[cfg(feature = "notify")]
     pub(crate) notify: NotifySettings,
 }
 
@@ -112,6 +114,7 @@ impl Builder {
         if self.private && self.password.is_none() {
             return Err(BuildError::Private);
         }
+        #[cfg(feature = "notify")]
         self.notify.check().map_err(BuildError::Notify)?;
         if self.api_per_hour == 0 {
             return Err(BuildError::ApiRequests);
@@ -155,6 +158,7 @@ impl Builder {
             tab,
             limits: self.limits,
             metrics_addr: self.metrics_addr,
+            #[cfg(feature = "notify")]
             notify: self.notify,
         })
     }

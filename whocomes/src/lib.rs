@@ -35,9 +35,25 @@
 //! - [`stores`] — a store opened from its URL (the binary's `--store-url`);
 //! - [`keys`] — the day keys, kept in the data folder, and the key given;
 //! - [`data_folder`] — the start lock and the `serving-PID` mark;
-//! - [`notify`] — alerts to e-mail and webhooks, once per episode;
+//! - `notify` — alerts to e-mail and webhooks, once per episode (the
+//!   `notify` feature);
 //! - [`signal`] — SIGTERM or Ctrl-C; [`write_and_close`] — what a stop does.
+//!
+//! ## Features
+//!
+//! By default whocomes keeps its counts in SQLite and compiles nothing
+//! else a store or a notice would need. Turn on what the app uses:
+//!
+//! | feature | adds |
+//! |---|---|
+//! | `postgres` | `postgres://…` store URLs |
+//! | `cosmos` | `cosmos+https://…` store URLs (Azure Cosmos DB) |
+//! | `notify` | alerts and digests by e-mail, webhooks, Slack and ntfy |
+//!
+//! A store URL whose feature is off is refused at the start, naming the
+//! feature. The guide, with a whole app, is `docs/EMBEDDING.md`.
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 mod builder;
@@ -48,6 +64,8 @@ mod error;
 pub mod keys;
 mod layer;
 mod monitors;
+#[cfg(feature = "notify")]
+#[cfg_attr(docsrs, doc(cfg(feature = "notify")))]
 pub mod notify;
 mod peer;
 mod shutdown;

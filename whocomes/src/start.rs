@@ -77,13 +77,17 @@ impl Checked {
         let stores: Vec<_> = std::iter::once(store.clone())
             .chain(read_stores.iter().cloned())
             .collect();
+        #[cfg(feature = "notify")]
+        let notices = (!self.notify.channels.is_empty()).then(Default::default);
+        #[cfg(not(feature = "notify"))]
+        let notices = None;
         let admin = Admin::new(AdminConfig {
             stores,
             recorder: writer
                 .as_ref()
                 .map(activity::recording::WriterHandle::stats),
             connections: Some(connections.clone()),
-            notices: (!self.notify.channels.is_empty()).then(Default::default),
+            notices,
             day_keys: kept.as_ref().map(|kept| kept.keys.clone()),
             ..self.tab
         })?;
@@ -91,7 +95,10 @@ impl Checked {
             let admin = admin.clone();
             async move { admin.warm_up().await }
         });
+        #[cfg(feature = "notify")]
         let notifying = crate::notify::start(self.notify, admin.clone(), store.clone());
+        #[cfg(not(feature = "notify"))]
+        let notifying = None;
         let monitors = match self.metrics_addr {
             Some(addr) => monitors::listen(addr, &admin, &self.limits).await,
             None => None,

@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use chrono::{DateTime, Utc};
 
@@ -36,6 +36,9 @@ pub struct RecorderStats {
     marks_written: AtomicU64,
     /// Marks of file requests given up with the hits they were held with.
     marks_lost: AtomicU64,
+    /// When the writer next writes what it holds (Unix milliseconds; 0:
+    /// no writer has said).
+    next_write_ms: AtomicI64,
     /// Hits per second (Unix seconds, oldest first), for the last
     /// [`RECENT_SECONDS`]; only the writer adds to it.
     recent: Mutex<VecDeque<(i64, u64)>>,
@@ -81,6 +84,10 @@ pub struct StatsSnapshot {
     /// Marks given up with the hits they were held with.
     #[serde(default)]
     pub marks_lost: u64,
+    /// When the writer next writes what it holds (the end of its interval),
+    /// if a writer runs.
+    #[serde(default)]
+    pub next_write_at: Option<DateTime<Utc>>,
 }
 
 impl StatsSnapshot {
@@ -90,6 +97,12 @@ impl StatsSnapshot {
     pub fn settled(&self) -> bool {
         self.written + self.lost >= self.queued
             && self.marks_written + self.marks_lost >= self.marks_queued
+    }
+
+    /// Hits counted and not yet written nor given up: they wait for the
+    /// writer's next write (or for a store that fails to answer again).
+    pub fn waiting(&self) -> u64 {
+        self.queued.saturating_sub(self.written + self.lost)
     }
 }
 
@@ -137,6 +150,12 @@ impl RecorderStats {
         self.written.fetch_add(hits, Ordering::Relaxed);
         self.rows_written.fetch_add(rows, Ordering::Relaxed);
         self.marks_written.fetch_add(files, Ordering::Relaxed);
+    }
+
+    /// The writer's next write is due at `at`.
+    pub(crate) fn next_write(&self, at: DateTime<Utc>) {
+        self.next_write_ms
+            .store(at.timestamp_millis(), Ordering::Relaxed);
     }
 
     pub(crate) fn failed_write(&self) {
@@ -215,6 +234,10 @@ impl RecorderStats {
             marks_queued: self.marks_queued.load(Ordering::Relaxed),
             marks_written: self.marks_written.load(Ordering::Relaxed),
             marks_lost: self.marks_lost.load(Ordering::Relaxed),
+            next_write_at: match self.next_write_ms.load(Ordering::Relaxed) {
+                0 => None,
+                ms => DateTime::from_timestamp_millis(ms),
+            },
         }
     }
 }

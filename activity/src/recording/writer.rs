@@ -29,7 +29,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -201,6 +201,7 @@ async fn run(
     let mut budget = PathBudget::new(config.paths_per_hour);
     let mut pending = PendingRows::default();
     let mut write_at = Instant::now() + config.flush_every;
+    stats.next_write(due_after(config.flush_every));
     let mut held = Held::default();
     let mut backoff = Duration::from_millis(100);
     let mut retry_at: Option<Instant> = None;
@@ -243,6 +244,7 @@ async fn run(
                 }
             }
             write_at = now + config.flush_every;
+            stats.next_write(due_after(config.flush_every));
         }
         // A write runs beside the draining (the queue never waits on the
         // store: a long write under load would fill it); its outcome is
@@ -425,6 +427,15 @@ struct InFlight {
     hits: u64,
     files: u64,
     rows: u64,
+}
+
+/// The wall-clock time `after` from now (the writer's clock is an
+/// `Instant`; a reader is told a time it can show).
+fn due_after(after: Duration) -> DateTime<Utc> {
+    chrono::TimeDelta::from_std(after)
+        .ok()
+        .and_then(|after| Utc::now().checked_add_signed(after))
+        .unwrap_or(DateTime::<Utc>::MAX_UTC)
 }
 
 /// How often what is queued is folded, at the least.

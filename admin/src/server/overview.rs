@@ -152,6 +152,10 @@ fn writer_status(admin: &Admin) -> WriterStatus {
         queued: snapshot.queued,
         dropped: snapshot.dropped,
         written: snapshot.written,
+        waiting: snapshot.waiting(),
+        next_write_in: snapshot
+            .next_write_at
+            .map(|at| ((at - Utc::now()).num_milliseconds().max(0) as u64).div_ceil(1000)),
         lost: snapshot.lost,
         marks_queued: snapshot.marks_queued,
         marks_done: snapshot.marks_written + snapshot.marks_lost,

@@ -101,9 +101,10 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
             <div class="figure">
                 <span class="figure-label">"Last five minutes"</span>
                 <strong class="figure-value" data-figure="Last five minutes">{last_five_minutes}</strong>
-                <span class="card-note">"counted requests this server queued"</span>
+                <span class="card-note">"requests this server counted, written or waiting"</span>
             </div>
         </div>
+        {freshness(&writer).map(|words| view! { <p class="freshness" role="status">{words}</p> })}
         <ChartCard days lines=store_lines chart_choice=toggles.chart table=toggles.table host loopback_as_people notes signed_in />
         <Show when=move || toggle(toggles.sources)>
             <div class="card-pair">
@@ -481,6 +482,25 @@ fn store_cost(store: &StoreStatus) -> String {
         none_or(store.failures, |n| n.to_string()),
         store.milliseconds
     )
+}
+
+/// What the figures above do not count yet: `4 requests wait for the next
+/// write, in at most 10 s.` (`None` when nothing waits).
+fn freshness(writer: &WriterStatus) -> Option<String> {
+    if writer.waiting == 0 {
+        return None;
+    }
+    let waiting = match writer.waiting {
+        1 => "1 request waits".to_owned(),
+        n => format!("{n} requests wait"),
+    };
+    Some(match writer.next_write_in {
+        Some(seconds) => format!(
+            "{waiting} for the next write, in at most {} s; the figures above count what is written.",
+            seconds.max(1)
+        ),
+        None => format!("{waiting} for the next write; the figures above count what is written."),
+    })
 }
 
 /// The writer's figures: `1 hit queued, 1 written; none dropped, none lost.`

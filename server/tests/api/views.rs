@@ -302,3 +302,55 @@ async fn the_server_reads_a_from_to_and_refuses_what_it_cannot_show() {
         }
     }
 }
+
+/// Counted requests the writer has not written yet are said, not hidden:
+/// with an hour's write interval, two people's four requests are in "Last
+/// five minutes" at once, and the tab says they wait for the next write and
+/// when it is due (the figures above it count only what is written).
+#[tokio::test]
+async fn the_tab_says_what_waits_for_the_next_write() {
+    let app = spawn_app_with(&[
+        "--own-address=none",
+        "--trusted-proxy=127.0.0.1",
+        "--flush-ms=3600000",
+    ])
+    .await;
+    crate::helpers::person_reads(&app, "198.51.100.7", &["/", "/about"]).await;
+    crate::helpers::person_reads(&app, "203.0.113.9", &["/", "/about"]).await;
+    // The writer takes what is queued from the queue within a second.
+    let started = std::time::Instant::now();
+    let last_five_minutes = |tab: &str| {
+        tab.split_once(r#"data-figure="Last five minutes""#)
+            .and_then(|(_, rest)| rest.split_once('>'))
+            .and_then(|(_, rest)| rest.split_once('<'))
+            .map(|(figure, _)| figure.to_owned())
+    };
+    let tab = loop {
+        let tab = page(&app, "/admin").await;
+        if last_five_minutes(&tab).as_deref() == Some("4") {
+            break tab;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "four requests counted in the last five minutes: {:?} {:?}",
+            app.recorder_stats(),
+            last_five_minutes(&tab)
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    let said = tab
+        .split_once("4 requests wait for the next write, in at most ")
+        .and_then(|(_, rest)| rest.split_once(" s;"))
+        .map(|(seconds, _)| seconds.parse::<u64>().expect("seconds"))
+        .unwrap_or_else(|| panic!("the waiting requests are said: {tab}"));
+    assert!(
+        (3_590..=3_600).contains(&said),
+        "due within the hour: {said} s"
+    );
+    assert!(tab.contains("requests this server counted, written or waiting"));
+    assert_eq!(app.recorder_stats().written, 0, "nothing written yet");
+
+    // Written (the stop writes everything), nothing waits.
+    let (hours, _) = app.stop_and_read().await;
+    assert_eq!(hours.iter().map(|hour| hour.requests).sum::<u64>(), 4);
+}

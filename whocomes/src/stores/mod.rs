@@ -16,8 +16,6 @@ use std::time::Duration;
 
 use activity::StoreName;
 use activity::store::{ActivityStore, NullStore, Retention};
-use activity_cosmos::CosmosStore;
-use activity_postgres::PostgresStore;
 use activity_sqlite::SqliteStore;
 
 pub use reconnect::{Opener, ReconnectingStore};
@@ -43,7 +41,7 @@ impl StoreKind {
             Some(Self::Sqlite)
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             Some(Self::Postgres)
-        } else if activity_cosmos::Location::is_cosmos(url) {
+        } else if url.starts_with("cosmos+https://") || url.starts_with("cosmos+emulator://") {
             Some(Self::Cosmos)
         } else {
             None
@@ -57,6 +55,20 @@ impl StoreKind {
             Self::Postgres => "postgres",
             Self::Cosmos => "cosmos",
         }
+    }
+
+    /// Why this build cannot open this kind, if it cannot: SQLite is
+    /// always built, PostgreSQL and Cosmos DB with the `whocomes` features
+    /// of their names. The words say which feature to turn on.
+    pub fn not_built(self) -> Option<String> {
+        let feature = match self {
+            Self::Postgres if !cfg!(feature = "postgres") => "postgres",
+            Self::Cosmos if !cfg!(feature = "cosmos") => "cosmos",
+            _ => return None,
+        };
+        Some(format!(
+            "this build has no {feature} store: turn on the `{feature}` feature of the whocomes crate"
+        ))
     }
 }
 
@@ -72,10 +84,17 @@ pub fn default_url(data_dir: &std::path::Path) -> String {
 pub fn check_url(url: &str) -> Result<StoreKind, String> {
     let kind =
         StoreKind::of(url).ok_or_else(|| format!("the store URL must start with {SCHEMES}"))?;
+    if let Some(why) = kind.not_built() {
+        return Err(why);
+    }
     let checked = match kind {
         StoreKind::Sqlite => activity_sqlite::check_address(url),
+        #[cfg(feature = "postgres")]
         StoreKind::Postgres => activity_postgres::check_address(url),
+        #[cfg(feature = "cosmos")]
         StoreKind::Cosmos => activity_cosmos::Location::parse(url).map(drop),
+        #[allow(unreachable_patterns)] // refused by `not_built` above
+        _ => Ok(()),
     };
     checked.map_err(|error| match error {
         activity::store::StoreError::Unavailable(why) => why,
@@ -119,14 +138,18 @@ pub async fn open_once(
                 .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
                 .map_err(|error| error.to_string())
         }
-        Some(StoreKind::Postgres) => PostgresStore::open(url, name, retention)
+        #[cfg(feature = "postgres")]
+        Some(StoreKind::Postgres) => activity_postgres::PostgresStore::open(url, name, retention)
             .await
             .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
             .map_err(|error| error.to_string()),
-        Some(StoreKind::Cosmos) => CosmosStore::open(url, name, retention)
+        #[cfg(feature = "cosmos")]
+        Some(StoreKind::Cosmos) => activity_cosmos::CosmosStore::open(url, name, retention)
             .await
             .map(|store| Arc::new(store) as Arc<dyn ActivityStore>)
             .map_err(|error| error.to_string()),
+        #[allow(unreachable_patterns)] // with every feature on
+        Some(kind) => Err(kind.not_built().unwrap_or_default()),
         None => Err(format!("the store URL must start with {SCHEMES}")),
     }
 }
@@ -182,15 +205,27 @@ mod tests {
     #[test]
     fn a_url_is_checked_without_opening_anything() {
         assert_eq!(check_url("sqlite://data/a.db"), Ok(StoreKind::Sqlite));
+        #[cfg(feature = "postgres")]
         assert_eq!(
             check_url("postgres://u:pw@h:5432/db"),
             Ok(StoreKind::Postgres)
         );
+        // Without its feature, a store's URL is refused for that reason.
+        let postgres = if cfg!(feature = "postgres") {
+            "not a valid URL"
+        } else {
+            "`postgres` feature"
+        };
+        let cosmos = if cfg!(feature = "cosmos") {
+            "account host"
+        } else {
+            "`cosmos` feature"
+        };
         for (url, words) in [
             ("garbage", "must start with"),
             ("mysql://u:secret@h/db", "must start with"),
-            ("postgres://u:secret@h:notaport/db", "not a valid URL"),
-            ("cosmos+https://?database=d", "account host"),
+            ("postgres://u:secret@h:notaport/db", postgres),
+            ("cosmos+https://?database=d", cosmos),
         ] {
             let error = check_url(url).expect_err(url);
             assert!(error.contains(words), "{url}: {error}");
