@@ -35,6 +35,7 @@
 //! - [`stores`] — a store opened from its URL (the binary's `--store-url`);
 //! - [`keys`] — the day keys, kept in the data folder, and the key given;
 //! - [`data_folder`] — the start lock and the `serving-PID` mark;
+//! - [`export`] — what the store holds, as a stream of CSV or JSON;
 //! - `notify` — alerts to e-mail and webhooks, once per episode (the
 //!   `notify` feature);
 //! - [`signal`] — SIGTERM or Ctrl-C; [`write_and_close`] — what a stop does.
@@ -61,6 +62,7 @@ mod check;
 pub mod connections;
 pub mod data_folder;
 mod error;
+pub mod export;
 pub mod keys;
 mod layer;
 mod monitors;
