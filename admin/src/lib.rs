@@ -17,6 +17,11 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // Every public item of a library a stranger depends on says what it is.
 #![warn(missing_docs)]
+// The overview's view is one deep type (a tuple per card, each card's
+// elements nested in it): built with the `ssr` feature alone, as an app
+// that embeds the tab builds it, computing its layout passes rustc's
+// default depth of 128.
+#![recursion_limit = "256"]
 
 // `#[server]` makes a public struct per function whose fields are its
 // arguments; the function's own docs say what they are.

@@ -1,4 +1,4 @@
-// The README's embedding code, hydrated as its steps say: the example app
+// The embedding guide's code (docs/EMBEDDING.md), hydrated as its steps say: the example app
 // (examples/embed, an axum app of its own with the whocomes builder) is
 // started with the tab bundle scripts/build-embed-tab makes, and its tab at
 // /stats is opened in Chromium as a person opens it. The page hydrates,
@@ -19,9 +19,10 @@ const base = `http://127.0.0.1:${embedPort}`;
 
 async function serve(): Promise<ChildProcess> {
   if (!existsSync(join(bundle, 'tab.js'))) throw new Error(`no tab bundle in ${bundle}: run scripts/build-embed-tab`);
+  const folder = mkdtempSync(join(tmpdir(), 'whocomes-e2e-embed-'));
   const child = spawn(binary, [], {
-    cwd: mkdtempSync(join(tmpdir(), 'whocomes-e2e-embed-')),
-    env: { ...process.env, ADDRESS: `127.0.0.1:${embedPort}`, TAB_BUNDLE: bundle },
+    cwd: folder,
+    env: { ...process.env, ADDRESS: `127.0.0.1:${embedPort}`, TAB_BUNDLE: bundle, DATA_DIR: join(folder, 'data') },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   for (let attempt = 0; attempt < 600; attempt++) {

@@ -1,5 +1,5 @@
 //! The example app's tab bundle: `scripts/build-embed-tab` builds it for
-//! wasm32 and runs wasm-bindgen on it (the README's hydration steps); the
+//! wasm32 and runs wasm-bindgen on it (docs/EMBEDDING.md's hydration steps); the
 //! tab's page loads it and calls `hydrate()`. On native targets it
 //! compiles to nothing.
 #![forbid(unsafe_code)]

@@ -3,10 +3,14 @@ use whocomes::Whocomes;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // whocomes says what it does (warnings, the stop's "activity written") through tracing.
+    tracing_subscriber::fmt::init();
+    let data = std::env::var("DATA_DIR").unwrap_or_else(|_| "/var/lib/my-site/whocomes".into());
     let mut setup = Whocomes::builder()
-        .data_dir("data") // the day keys (made on the first start) and activity.db
+        .data_dir(data) // absolute: the same folder whichever directory the app starts in
         .trusted_proxies(["127.0.0.1/32".parse()?]) // nginx in front, on this machine
-        .tab_path("/stats");
+        .tab_path("/stats")
+        .write_every(std::time::Duration::from_secs(10)); // the default; the tab says what waits
     if let Ok(seed) = std::env::var("SITE_KEY") {
         setup = setup.key(seed); // sites sharing a seed agree on each day's tokens
     }
@@ -20,7 +24,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let address = std::env::var("ADDRESS").unwrap_or_else(|_| "127.0.0.1:3000".into());
     let listener = tokio::net::TcpListener::bind(address).await?;
     // Serves until SIGTERM or Ctrl-C, then writes every hit before it ends.
-    let stats = whocomes.serve(listener, app).await?;
-    eprintln!("stopped: {} hits written", stats.written);
+    whocomes.serve(listener, app).await?;
     Ok(())
 }

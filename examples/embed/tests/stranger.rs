@@ -1,6 +1,8 @@
-//! The README's embedding code, built as a stranger builds it: a crate of
-//! its own outside the workspace (depending on `whocomes` by path, on
-//! axum and tokio from crates.io), served, visited, stopped with SIGTERM.
+//! The embedding guide's code, built as a stranger builds it: a crate of
+//! its own outside the workspace (depending on `whocomes` by path, with its
+//! default features, and on axum, tokio and tracing-subscriber from
+//! crates.io, resolved afresh: no lock is copied), served, visited, stopped
+//! with SIGTERM.
 //!
 //! Two people come through the trusted proxy (each a page and its icon),
 //! the site reads itself from loopback, the tab is read at `/stats` with
@@ -24,36 +26,61 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The README's block after its embedding marker.
-fn readme_code() -> String {
-    let readme = std::fs::read_to_string(workspace().join("README.md")).expect("the README");
-    let start = readme
-        .find("<!-- embed:start")
-        .expect("the README marks its embedding code");
-    readme[start..]
+/// The first rust block after `marker` in the workspace's file `file`.
+fn marked_code(file: &str, marker: &str) -> String {
+    let text = std::fs::read_to_string(workspace().join(file)).expect(file);
+    let start = text
+        .find(marker)
+        .unwrap_or_else(|| panic!("{file} marks its embedding code with {marker}"));
+    text[start..]
         .split_once("```rust\n")
         .and_then(|(_, rest)| rest.split_once("```"))
         .map(|(code, _)| code.to_owned())
-        .expect("a rust block after the marker")
+        .unwrap_or_else(|| panic!("a rust block after {file}'s marker"))
 }
 
-/// The README shows the example's own code (which the workspace builds and
-/// lints), in under 30 lines.
+/// The guide's code.
+fn guide_code() -> String {
+    marked_code("docs/EMBEDDING.md", "<!-- embed:start")
+}
+
+/// The guide shows the example's own code (which the workspace builds and
+/// lints), in at most 30 lines, and so does its manifest; the README's
+/// first screen links to the guide.
 #[test]
-fn the_readme_shows_the_examples_code() {
-    let code = readme_code();
+fn the_guide_shows_the_examples_code() {
+    let code = guide_code();
     let example =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/main.rs"))
             .expect("the example");
     assert_eq!(
         code, example,
-        "README.md's embedding block and examples/embed/src/main.rs differ"
+        "docs/EMBEDDING.md's embedding block and examples/embed/src/main.rs differ"
     );
-    assert!(code.lines().count() < 30, "{} lines", code.lines().count());
+    assert!(code.lines().count() <= 30, "{} lines", code.lines().count());
+    let guide = std::fs::read_to_string(workspace().join("docs/EMBEDDING.md")).expect("the guide");
+    assert!(
+        guide.contains(STRANGER_DEPENDENCIES),
+        "the guide's [dependencies]"
+    );
+    let readme = std::fs::read_to_string(workspace().join("README.md")).expect("the README");
+    let first_screen: String = readme.lines().take(40).collect::<Vec<_>>().join("\n");
+    assert!(
+        first_screen.contains("(docs/EMBEDDING.md)"),
+        "the README's first screen links to the guide"
+    );
 }
 
-/// A stranger's crate with the README's code, built in a target folder of
+/// The `[dependencies]` the guide tells a stranger to write (besides
+/// `whocomes`, here by path).
+const STRANGER_DEPENDENCIES: &str = "axum = \"0.8\"\n\
+                                     tokio = { version = \"1\", features = [\"full\"] }\n\
+                                     tracing-subscriber = \"0.3\"\n";
+
+/// A stranger's crate with the guide's code, built in a target folder of
 /// its own (kept under the workspace's `target/`, so a second run is quick).
+/// No `Cargo.lock` is copied: the crates build with what a stranger's
+/// cargo picks today.
 fn build_stranger(folder: &Path) -> PathBuf {
     let whocomes = workspace()
         .join("whocomes")
@@ -64,14 +91,11 @@ fn build_stranger(folder: &Path) -> PathBuf {
         folder.join("Cargo.toml"),
         format!(
             "[package]\nname = \"my-site\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
-             [dependencies]\nwhocomes = {{ path = {whocomes:?} }}\naxum = \"0.8\"\n\
-             tokio = {{ version = \"1\", features = [\"full\"] }}\n\n[workspace]\n"
+             [dependencies]\nwhocomes = {{ path = {whocomes:?} }}\n{STRANGER_DEPENDENCIES}\n[workspace]\n"
         ),
     )
     .expect("its manifest");
-    // The workspace's versions, as a stranger's lock would take them today.
-    std::fs::copy(workspace().join("Cargo.lock"), folder.join("Cargo.lock")).expect("a lock");
-    std::fs::write(folder.join("src/main.rs"), readme_code()).expect("its code");
+    std::fs::write(folder.join("src/main.rs"), guide_code()).expect("its code");
     let target = workspace().join("target/stranger");
     let built = Command::new(env!("CARGO"))
         .args(["build", "--quiet", "--manifest-path"])
@@ -81,9 +105,21 @@ fn build_stranger(folder: &Path) -> PathBuf {
         .expect("cargo runs");
     assert!(
         built.success(),
-        "the README's code builds as a crate of its own"
+        "the guide's code builds as a crate of its own"
     );
     target.join("debug/my-site")
+}
+
+/// `text` without its terminal colour escapes (`ESC [ … m`).
+fn without_colours(text: &str) -> String {
+    let mut plain = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find('\u{1b}') {
+        plain.push_str(&rest[..start]);
+        rest = rest[start..].split_once('m').map_or("", |(_, after)| after);
+    }
+    plain.push_str(rest);
+    plain
 }
 
 fn free_address() -> String {
@@ -110,15 +146,16 @@ async fn visit(
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn the_readmes_app_counts_people_and_its_own_reads_and_keeps_every_hit_on_sigterm() {
+async fn the_guides_app_counts_people_and_its_own_reads_and_keeps_every_hit_on_sigterm() {
     let folder = tempfile::tempdir().expect("a folder");
     let binary = build_stranger(&folder.path().join("my-site"));
     let address = free_address();
     let mut site = Command::new(&binary)
         .current_dir(folder.path())
+        .env("DATA_DIR", folder.path().join("data"))
         .env("ADDRESS", &address)
         .env("SITE_KEY", "a seed of the test's")
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("the site starts");
@@ -241,10 +278,15 @@ async fn the_readmes_app_counts_people_and_its_own_reads_and_keeps_every_hit_on_
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     let mut log = String::new();
-    std::io::Read::read_to_string(&mut site.stderr.take().expect("its log"), &mut log)
+    std::io::Read::read_to_string(&mut site.stderr.take().expect("its errors"), &mut log)
         .expect("read");
     assert!(status.success(), "{status}: {log}");
-    assert!(log.contains("stopped: 4 hits written"), "{log}");
+    std::io::Read::read_to_string(&mut site.stdout.take().expect("its log"), &mut log)
+        .expect("read");
+    // The guide's tracing subscriber shows whocomes' own words (in colour:
+    // its escapes are left out here).
+    let log = without_colours(&log);
+    assert!(log.contains("activity written written=4"), "{log}");
 
     let file = folder.path().join("data/activity.db");
     let store = activity_sqlite::SqliteStore::open(

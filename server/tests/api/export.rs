@@ -118,3 +118,41 @@ async fn exports_hours_and_visitors_as_json_and_csv() {
     assert!(!ok);
     assert!(stderr.contains("cannot read the store"), "{stderr}");
 }
+
+/// The binary's `export` reads an embedding app's data folder as it reads
+/// its own: the folder a `Whocomes` builder filled (its SQLite file beside
+/// its day keys) is exported with `--data-dir` alone.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_binary_exports_an_embedding_apps_data_folder() {
+    use axum::extract::ConnectInfo;
+    use axum::http::Request;
+    use tower::ServiceExt as _;
+
+    let folder = tempfile::tempdir().expect("a folder");
+    let data = folder.path().join("app-data");
+    let whocomes = whocomes::Whocomes::builder()
+        .data_dir(&data)
+        .build()
+        .await
+        .expect("the app's whocomes builds");
+    let app = axum::Router::new()
+        .route("/signup", axum::routing::get(|| async { "welcome" }))
+        .layer(whocomes.layer());
+    let mut request = Request::get("/signup")
+        .header("user-agent", BROWSER)
+        .header("accept", "text/html")
+        .body(axum::body::Body::empty())
+        .expect("a request");
+    let peer: std::net::SocketAddr = "203.0.113.7:40000".parse().expect("an address");
+    request.extensions_mut().insert(ConnectInfo(peer));
+    let answer = app.oneshot(request).await.expect("answers");
+    assert_eq!(answer.status(), 200);
+    // The app's stop writes every hit.
+    assert_eq!(whocomes.shutdown().await.written, 1);
+
+    let data = format!("--data-dir={}", data.display());
+    let (csv, stderr, ok) = export(&["hours", &data, "--format=csv"]);
+    assert!(ok, "{stderr}");
+    assert!(csv.contains(",/signup,1,"), "{csv}");
+    assert!(stderr.contains("1 row"), "{stderr}");
+}
