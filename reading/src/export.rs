@@ -168,10 +168,11 @@ impl Pages {
     /// Writes the end (and the beginning, if no row came) to `out`.
     pub fn finish(mut self, header: &[&str], out: &mut Vec<u8>) -> Result<(), ExportError> {
         self.begin(header, out)?;
+        // CSV's every record already ends its line; JSON's array is closed
+        // on a line of its own.
         if self.format == ExportFormat::Json {
-            out.extend_from_slice(if self.rows == 0 { b"]" } else { b"\n]" });
+            out.extend_from_slice(if self.rows == 0 { b"]\n" } else { b"\n]\n" });
         }
-        out.push(b'\n');
         Ok(())
     }
 }
@@ -378,12 +379,15 @@ mod tests {
                 match format {
                     ExportFormat::Csv => {
                         assert_eq!(text.matches("store,hour").count(), 1, "{text}");
-                        assert_eq!(text.lines().filter(|l| !l.is_empty()).count(), all + 1);
+                        // A header, each row on its line, and no empty line.
+                        assert_eq!(text.lines().count(), all + 1, "{text:?}");
+                        assert!(text.ends_with('\n') && !text.ends_with("\n\n"), "{text:?}");
                     }
                     ExportFormat::Json => {
                         let rows: Vec<serde_json::Value> =
                             serde_json::from_str(&text).expect("one JSON array");
                         assert_eq!(rows.len(), all, "{text}");
+                        assert!(text.ends_with("]\n"), "{text:?}");
                     }
                 }
             }

@@ -36,6 +36,9 @@ pub struct RecorderStats {
     marks_written: AtomicU64,
     /// Marks of file requests given up with the hits they were held with.
     marks_lost: AtomicU64,
+    /// Hits the writer has taken from the queue (the rest of `queued` is
+    /// still in it).
+    taken: AtomicU64,
     /// When the writer next writes what it holds (Unix milliseconds; 0:
     /// no writer has said).
     next_write_ms: AtomicI64,
@@ -175,6 +178,7 @@ impl RecorderStats {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         for at in times {
+            self.taken.fetch_add(1, Ordering::Relaxed);
             let second = at.timestamp();
             // Older than what is kept (an imported log's past): it would
             // only be dropped again below.
@@ -217,6 +221,17 @@ impl RecorderStats {
             .filter(|(second, _)| *second > since)
             .map(|(_, count)| count)
             .sum()
+    }
+
+    /// Hits counted in the `seconds` before `now`, written or not: those
+    /// the writer has taken ([`recent`](Self::recent)) and those still in
+    /// the queue (it takes them within a second; they are this second's).
+    pub fn counted_recently(&self, now: DateTime<Utc>, seconds: i64) -> u64 {
+        let in_queue = self
+            .queued
+            .load(Ordering::Relaxed)
+            .saturating_sub(self.taken.load(Ordering::Relaxed));
+        self.recent(now, seconds) + in_queue
     }
 
     /// The counters now.
@@ -266,6 +281,21 @@ mod tests {
         // Out of order arrivals land in their second.
         stats.arrived([now - 20].into_iter().map(at));
         assert_eq!(stats.recent(at(now), 30), 4);
+    }
+
+    /// What the layer queued and the writer has not taken yet counts too.
+    #[test]
+    fn hits_still_in_the_queue_are_counted_recently() {
+        let stats = RecorderStats::default();
+        let now = 1_764_374_400;
+        for _ in 0..3 {
+            stats.queued();
+        }
+        assert_eq!(stats.recent(at(now), 300), 0, "none taken yet");
+        assert_eq!(stats.counted_recently(at(now), 300), 3);
+        stats.arrived([now - 1, now].into_iter().map(at));
+        assert_eq!(stats.recent(at(now), 300), 2);
+        assert_eq!(stats.counted_recently(at(now), 300), 3, "each once");
     }
 
     /// An import's hits: two days of a log, far out of order.

@@ -82,7 +82,9 @@ pub async fn overview(
         funnel,
         top_paths,
         bots: bot_rows(&sums.bots),
-        last_five_minutes: admin.recorder().map_or(0, |stats| stats.recent(now, 300)),
+        last_five_minutes: admin
+            .recorder()
+            .map_or(0, |stats| stats.counted_recently(now, 300)),
         stores: stores
             .into_iter()
             .map(|store| status(admin, store, details))
