@@ -77,3 +77,16 @@ docs_rs_feature_flags() {
   features=$(sed -n 's/^features = \[\(.*\)\]$/\1/p' <<<"$section" | tr -d '" ')
   [ -z "$features" ] || printf '%s\n' --features "$features"
 }
+
+# Puts cargo-semver-checks at its pinned version on PATH, installing it the
+# first time (minutes of compiling): only scripts/semver uses it, and only
+# when a library could have broken its API, so a run that has nothing to
+# compare never builds it.
+use_semver_checks() {
+  if cargo semver-checks --version 2>/dev/null | grep -qw "$SEMVER_CHECKS_VERSION"; then
+    return
+  fi
+  say "Installing cargo-semver-checks $SEMVER_CHECKS_VERSION (minutes, once)"
+  cargo install cargo-semver-checks --locked --version "$SEMVER_CHECKS_VERSION" ||
+    fail "cannot install cargo-semver-checks $SEMVER_CHECKS_VERSION"
+}
