@@ -177,8 +177,9 @@ impl RecorderStats {
             .recent
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut taken = 0;
         for at in times {
-            self.taken.fetch_add(1, Ordering::Relaxed);
+            taken += 1;
             let second = at.timestamp();
             // Older than what is kept (an imported log's past): it would
             // only be dropped again below.
@@ -195,6 +196,7 @@ impl RecorderStats {
                 Err(place) => recent.insert(place, (second, 1)),
             }
         }
+        self.taken.fetch_add(taken, Ordering::Relaxed);
         if let Some(&(newest, _)) = recent.back() {
             while recent
                 .front()

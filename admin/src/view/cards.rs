@@ -490,10 +490,7 @@ fn freshness(writer: &WriterStatus) -> Option<String> {
     if writer.waiting == 0 {
         return None;
     }
-    let waiting = match writer.waiting {
-        1 => "1 request waits".to_owned(),
-        n => format!("{n} requests wait"),
-    };
+    let waiting = counted(writer.waiting, "request waits", "requests wait");
     Some(match writer.next_write_in {
         Some(seconds) => format!(
             "{waiting} for the next write, in at most {} s; the figures above count what is written.",
