@@ -52,8 +52,8 @@ mod visitor;
 pub use port::{annotations, page_loads, rows, store};
 pub use recording::{pending, recorder_stats};
 pub use request::{
-    agent, bot_class, bots, caddy_log, campaign, classify, consistency, crawlers, evidence, hit,
-    logline, path, rules, source,
+    agent, bot_class, bots, caddy_log, campaign, classify, consistency, crawlers, evidence, goal,
+    hit, logline, path, rules, source,
 };
 pub use sums::{filter, funnel, report, summary, visitor_numbers, visits};
 pub use testing::corpus;

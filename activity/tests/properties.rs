@@ -240,6 +240,7 @@ fn visitor_day() -> impl Strategy<Value = VisitorDay> {
                         .collect(),
                     sources: Vec::new(),
                     pages: Default::default(),
+                    goals: Vec::new(),
                 }
             },
         )

@@ -214,6 +214,7 @@ async fn a_mark_alone_makes_the_kept_day_current_again() {
         store: name.clone(),
         kind: activity::Kind::Person,
         campaign: None,
+        goal: None,
         source: None,
         shape: Shape::PageLoad,
         evidence: Evidence::NONE,

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::port::page_loads::{Load, PageLoads};
 use crate::request::bot_class::{BotClass, ClassSet};
 use crate::request::evidence::{Evidence, Shape};
+use crate::request::goal::{GOALS_PER_VISITOR_DAY, Goal};
 use crate::request::kind::Kind;
 use crate::visitor::address::Network;
 use crate::visitor::country::Country;
@@ -82,6 +83,15 @@ pub struct SourceCount {
     pub page_loads: u64,
 }
 
+/// How often a visitor-day's requests reached a goal.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GoalCount {
+    /// The goal.
+    pub goal: Goal,
+    /// Its requests that reached it.
+    pub requests: u64,
+}
+
 /// One visitor token on one UTC day, on one store.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VisitorDay {
@@ -118,6 +128,10 @@ pub struct VisitorDay {
     /// Its page loads as visits: entry and exit page, time on site.
     #[serde(default)]
     pub pages: PageLoads,
+    /// The goals its requests reached, most first (at most
+    /// [`GOALS_PER_VISITOR_DAY`], the rest under `(other goals)`).
+    #[serde(default)]
+    pub goals: Vec<GoalCount>,
 }
 
 /// Whether a store can keep activity right now, in words a page can show.
@@ -279,7 +293,7 @@ impl Batch {
         let visitors: usize = self
             .visitors
             .iter()
-            .map(|row| 1 + row.top_paths.len() + row.sources.len())
+            .map(|row| 1 + row.top_paths.len() + row.sources.len() + row.goals.len())
             .sum();
         (self.hours.len() + visitors + self.bot_days.len() + self.marks.len()) as u64
     }
@@ -342,18 +356,38 @@ impl VisitorDay {
                 None => self.sources.push(source),
             }
         }
+        for goal in later.goals {
+            match self.goals.iter_mut().find(|g| g.goal == goal.goal) {
+                Some(kept) => kept.requests += goal.requests,
+                None => self.goals.push(goal),
+            }
+        }
         sort_counts(&mut self.top_paths, &mut self.sources);
+        bound_goals(&mut self.goals);
     }
 }
 
-/// Puts the paths and sources a store reads apart from their visitor-day rows
-/// back on those rows (matched by day and token; a part without its row is
-/// ignored), each list most first, ties by name.
-pub fn attach_parts(
-    visitors: &mut [VisitorDay],
-    paths: Vec<(NaiveDate, VisitorToken, PathCount)>,
-    sources: Vec<(NaiveDate, VisitorToken, SourceCount)>,
-) {
+/// A visitor-day's parts a store keeps apart from its row, each under the
+/// row's day and token.
+#[derive(Debug, Default)]
+pub struct Parts {
+    /// Its paths.
+    pub paths: Vec<(NaiveDate, VisitorToken, PathCount)>,
+    /// Its sources.
+    pub sources: Vec<(NaiveDate, VisitorToken, SourceCount)>,
+    /// Its goals.
+    pub goals: Vec<(NaiveDate, VisitorToken, GoalCount)>,
+}
+
+/// Puts the paths, sources and goals a store reads apart from their
+/// visitor-day rows back on those rows (matched by day and token; a part
+/// without its row is ignored), each list most first, ties by name.
+pub fn attach_parts(visitors: &mut [VisitorDay], parts: Parts) {
+    let Parts {
+        paths,
+        sources,
+        goals,
+    } = parts;
     let index: HashMap<(NaiveDate, VisitorToken), usize> = visitors
         .iter()
         .enumerate()
@@ -369,9 +403,48 @@ pub fn attach_parts(
             visitors[at].sources.push(source);
         }
     }
+    for (day, visitor, goal) in goals {
+        if let Some(&at) = index.get(&(day, visitor)) {
+            visitors[at].goals.push(goal);
+        }
+    }
     for row in visitors.iter_mut() {
         sort_counts(&mut row.top_paths, &mut row.sources);
+        bound_goals(&mut row.goals);
     }
+}
+
+/// Most first, ties by name, and at most [`GOALS_PER_VISITOR_DAY`]: the
+/// least reached beyond it are added up under `(other goals)`.
+pub fn bound_goals(goals: &mut Vec<GoalCount>) {
+    let other = Goal::other();
+    let sort = |goals: &mut Vec<GoalCount>| {
+        goals.sort_by(|a, b| {
+            b.requests
+                .cmp(&a.requests)
+                .then_with(|| a.goal.cmp(&b.goal))
+        });
+    };
+    sort(goals);
+    if goals.len() <= GOALS_PER_VISITOR_DAY {
+        return;
+    }
+    let mut rest = 0;
+    goals.retain(|goal| {
+        let named = goal.goal != other;
+        if !named {
+            rest += goal.requests;
+        }
+        named
+    });
+    for goal in goals.drain(GOALS_PER_VISITOR_DAY - 1..) {
+        rest += goal.requests;
+    }
+    goals.push(GoalCount {
+        goal: other,
+        requests: rest,
+    });
+    sort(goals);
 }
 
 /// Most first, ties by name: the order rows are shown and compared in.
@@ -401,6 +474,7 @@ struct VisitorFold<'a> {
     row: VisitorDay,
     paths: BTreeMap<&'a str, u64>,
     sources: BTreeMap<&'a Source, u64>,
+    goals: BTreeMap<&'a Goal, u64>,
     page_loads: Vec<Load<'a>>,
 }
 
@@ -423,9 +497,11 @@ impl<'a> VisitorFold<'a> {
                 top_paths: Vec::new(),
                 sources: Vec::new(),
                 pages: PageLoads::default(),
+                goals: Vec::new(),
             },
             paths: BTreeMap::new(),
             sources: BTreeMap::new(),
+            goals: BTreeMap::new(),
             page_loads: Vec::new(),
         }
     }
@@ -450,6 +526,9 @@ impl<'a> VisitorFold<'a> {
         *self.paths.entry(&hit.path).or_default() += 1;
         if let Some(source) = &hit.source {
             *self.sources.entry(source).or_default() += 1;
+        }
+        if let Some(goal) = &hit.goal {
+            *self.goals.entry(goal).or_default() += 1;
         }
         if hit.shape == Shape::PageLoad {
             self.page_loads
@@ -476,7 +555,16 @@ impl<'a> VisitorFold<'a> {
                 page_loads,
             })
             .collect();
+        row.goals = self
+            .goals
+            .into_iter()
+            .map(|(goal, requests)| GoalCount {
+                goal: goal.clone(),
+                requests,
+            })
+            .collect();
         sort_counts(&mut row.top_paths, &mut row.sources);
+        bound_goals(&mut row.goals);
         row
     }
 }

@@ -10,6 +10,11 @@
 //!
 //! Each writer keeps its own count: several servers writing one PostgreSQL
 //! store keep at most `most` paths an hour each.
+//!
+//! Goals are bounded the same way: at most [`GOALS_PER_HOUR`] distinct goals
+//! per store and hour, the rest counted under `(other goals)` (a handler
+//! that names goals from what a client sent cannot make more). The goals'
+//! count starts from none after a restart.
 
 use std::collections::HashSet;
 
@@ -17,6 +22,7 @@ use chrono::{DateTime, Utc};
 
 use crate::port::rows::{Seen, hour_of};
 use crate::port::store::ActivityStore;
+use crate::request::goal::Goal;
 use crate::request::hit::StoreName;
 use crate::request::path::OTHER_PATHS;
 
@@ -24,6 +30,9 @@ use crate::request::path::OTHER_PATHS;
 /// hits at the turn of the hour), and a few more for an import, whose
 /// lines move through time.
 const HOURS_KEPT: usize = 4;
+
+/// The most distinct goals a store-hour keeps by name.
+pub const GOALS_PER_HOUR: usize = 100;
 
 /// The paths admitted per store and hour, for the last few hours seen.
 #[derive(Debug)]
@@ -37,6 +46,7 @@ struct HourPaths {
     store: StoreName,
     hour: DateTime<Utc>,
     paths: HashSet<String>,
+    goals: HashSet<Goal>,
 }
 
 impl PathBudget {
@@ -54,7 +64,8 @@ impl PathBudget {
     pub(crate) async fn admit(&mut self, store: &dyn ActivityStore, seen: &mut [Seen]) {
         for item in seen {
             let Seen::Hit(hit) = item else { continue };
-            if !hit.path.starts_with('/') {
+            let named = hit.path.starts_with('/');
+            if !named && hit.goal.is_none() {
                 continue;
             }
             let hour = hour_of(hit.at);
@@ -62,6 +73,19 @@ impl PathBudget {
                 Some(index) => index,
                 None => self.open(store, hit.store.clone(), hour).await,
             };
+            if let Some(goal) = hit.goal.as_mut() {
+                let kept = &mut self.hours[index].goals;
+                if !kept.contains(goal) {
+                    if kept.len() < GOALS_PER_HOUR {
+                        kept.insert(goal.clone());
+                    } else {
+                        *goal = Goal::other();
+                    }
+                }
+            }
+            if !named {
+                continue;
+            }
             let kept = &mut self.hours[index].paths;
             if kept.contains(&hit.path) {
                 continue;
@@ -112,6 +136,7 @@ impl PathBudget {
                 .into_iter()
                 .filter(|path| path.starts_with('/'))
                 .collect(),
+            goals: HashSet::new(),
         });
         self.hours.len() - 1
     }
@@ -143,6 +168,7 @@ mod tests {
             store: name(),
             kind: Kind::Bot,
             campaign: None,
+            goal: None,
             source: None,
             shape: Shape::Api,
             evidence: Evidence::default(),
@@ -191,6 +217,36 @@ mod tests {
         let batch = Batch::fold_all(&seen);
         assert_eq!(batch.hits, 5, "every request still counted");
         assert_eq!(batch.hours.len(), 4);
+    }
+
+    #[test]
+    fn an_hour_keeps_its_first_goals_and_counts_the_rest_as_other_goals() {
+        let store = MemoryStore::new(name(), Retention::default());
+        let mut budget = PathBudget::new(10);
+        let mut seen: Vec<Seen> = (0..GOALS_PER_HOUR + 5)
+            .map(|n| match hit(1, crate::request::path::NOT_FOUND) {
+                Seen::Hit(hit) => Seen::Hit(Hit {
+                    goal: Some(Goal::new(&format!("goal {n}")).expect("a label")),
+                    ..hit
+                }),
+                other => other,
+            })
+            .collect();
+        block_on(budget.admit(&store, &mut seen));
+        let goals: Vec<String> = seen
+            .iter()
+            .filter_map(|item| match item {
+                Seen::Hit(hit) => hit.goal.as_ref().map(ToString::to_string),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(goals.len(), GOALS_PER_HOUR + 5, "every goal still counted");
+        assert_eq!(
+            goals[GOALS_PER_HOUR - 1],
+            format!("goal {}", GOALS_PER_HOUR - 1)
+        );
+        assert!(goals[GOALS_PER_HOUR..].iter().all(|g| g == "(other goals)"));
+        assert_eq!(Batch::fold_all(&seen).hits, (GOALS_PER_HOUR + 5) as u64);
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! a request for what the site does not have is kept under one path
 //! (`(not found)`), and a `*.php` or `/wp-login.php` request answered 4xx
 //! is a probe. A request dropped before its answer is queued with no
-//! status (kept as asked, not a probe).
+//! status (kept as asked, not a probe). A [`Goal`] the handler put in its
+//! response's extensions marks the counted request's hit.
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -23,6 +24,7 @@ use tower_service::Service;
 
 use crate::recording::recorder_stats::RecorderStats;
 use crate::request::evidence::FilesSeen;
+use crate::request::goal::Goal;
 use crate::request::hit::{Counter, Decision};
 use crate::request::seen::Seen;
 use crate::request::view::RequestView;
@@ -144,7 +146,7 @@ struct Waiting {
 
 impl Drop for Waiting {
     fn drop(&mut self) {
-        self.shared.answered(&mut self.decision, None);
+        self.shared.answered(&mut self.decision, None, None);
     }
 }
 
@@ -158,8 +160,14 @@ where
         let this = self.project();
         let output = std::task::ready!(this.inner.poll(cx));
         if let Some(mut waiting) = this.waiting.take() {
-            let status = output.as_ref().ok().map(|r| r.status().as_u16());
-            waiting.shared.answered(&mut waiting.decision, status);
+            let (status, goal) = match output.as_ref() {
+                Ok(response) => (
+                    Some(response.status().as_u16()),
+                    response.extensions().get::<Goal>().cloned(),
+                ),
+                Err(_) => (None, None),
+            };
+            waiting.shared.answered(&mut waiting.decision, status, goal);
         }
         Poll::Ready(output)
     }
@@ -311,10 +319,14 @@ impl Shared {
         None
     }
 
-    /// Completes a waiting decision with the answer's status and queues it.
-    fn answered(&self, pending: &mut Pending, status: Option<u16>) {
+    /// Completes a waiting decision with the answer's status and the goal
+    /// its handler marked (on a counted request), and queues it.
+    fn answered(&self, pending: &mut Pending, status: Option<u16>, goal: Option<Goal>) {
         if let Some(decision) = pending.decision.as_mut() {
             decision.answered(status);
+            if let (Some(hit), Some(goal)) = (decision.hit.as_mut(), goal) {
+                hit.goal = Some(goal);
+            }
         }
         self.queue_decision(pending);
     }

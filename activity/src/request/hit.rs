@@ -11,6 +11,7 @@
 //! | `store` | the store's name | — |
 //! | `kind` | person, bot or self-read | the user agent it was read from |
 //! | `source` | on a page load: the referrer's host or the link's tag | the referrer's path or query, the rest of the query |
+//! | `goal` | a label its handler or the operator gave ([`Goal`]: checked, ≤ 64 characters, no `@`, no long numbers) | anything the request carried |
 //! | `shape` | page load, form post, other page or API request | the method, the headers |
 //! | `evidence` | a few bits: a browser's or an impostor's sign ([`Evidence`]) | the protocol, the agent |
 //! | `bot_class` | for a bot: which kind ([`BotClass`]) | the agent's text |
@@ -32,6 +33,7 @@ use crate::request::classify::{
 };
 use crate::request::consistency::Contradiction;
 use crate::request::evidence::{BrowserEvidence, Evidence, Shape};
+use crate::request::goal::Goal;
 use crate::request::mark::FilesMark;
 use crate::request::path::{answered_path, clean_path, query_of};
 use crate::request::rules::{Probe, Rules};
@@ -70,6 +72,10 @@ pub struct Hit {
     /// On a page load whose link carried campaign labels: those labels.
     #[serde(default)]
     pub campaign: Option<Campaign>,
+    /// The goal the request reached, if its handler marked one or its path
+    /// is one (see [`Goal`]).
+    #[serde(default)]
+    pub goal: Option<Goal>,
     /// What the request was, for the signs that need time (a form posted
     /// at once, a rate no reader keeps).
     pub shape: Shape,
@@ -390,6 +396,7 @@ impl Counter {
             campaign: page_load
                 .then(|| query_of(request.target).and_then(Campaign::of))
                 .flatten(),
+            goal: self.rules.goal_of(&path),
             shape: shape_of(&counted, page_load, request),
             evidence: self.evidence_of(request, peer, &reason, contradiction.is_some()),
             bot_class: (kind == Kind::Bot)

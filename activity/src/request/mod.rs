@@ -20,6 +20,7 @@ pub mod classify;
 pub mod consistency;
 pub mod crawlers;
 pub mod evidence;
+pub mod goal;
 pub mod hit;
 pub mod kind;
 mod known_agents;

@@ -12,6 +12,7 @@ use crate::request::bots::{BotPatterns, BotWordsError};
 use crate::request::consistency::Consistency;
 use crate::request::crawlers::Crawlers;
 use crate::request::evidence::BrowserEvidence;
+use crate::request::goal::Goal;
 
 /// Why a set of rules could not be built.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -112,6 +113,41 @@ pub struct RulesConfig {
     /// per request; else a log line's scheme; else a browser on this
     /// machine talking to loopback; else nothing is inferred.
     pub public_origin: Option<String>,
+    /// Paths whose counted requests reach a goal (`--goal signup=/welcome`):
+    /// the cleaned path, exactly. A handler can mark its own requests
+    /// instead (see [`Goal`]).
+    pub goal_paths: Vec<GoalPath>,
+}
+
+/// A path that reaches a goal when it is counted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GoalPath {
+    /// The goal.
+    pub goal: Goal,
+    /// The cleaned path (`/welcome`), compared exactly.
+    pub path: String,
+}
+
+impl std::str::FromStr for GoalPath {
+    type Err = String;
+
+    /// `NAME=PATH`, as the binary's `--goal` takes it.
+    fn from_str(text: &str) -> Result<Self, String> {
+        let (name, path) = text
+            .split_once('=')
+            .ok_or_else(|| "a goal is NAME=PATH, like signup=/welcome".to_owned())?;
+        let goal = Goal::new(name).map_err(|error| error.to_string())?;
+        let path = path.trim();
+        if !path.starts_with('/') {
+            return Err(format!(
+                "the goal {goal}'s path does not start with '/': give a path, like /welcome"
+            ));
+        }
+        Ok(Self {
+            goal,
+            path: path.to_owned(),
+        })
+    }
 }
 
 fn strings(items: &[&str]) -> Vec<String> {
@@ -188,6 +224,7 @@ impl Default for RulesConfig {
             navigation_report_path: "/api/whocomes/navigation".to_owned(),
             browser_evidence: BrowserEvidence::Files,
             public_origin: None,
+            goal_paths: Vec::new(),
         }
     }
 }
@@ -264,6 +301,16 @@ impl Rules {
     /// The bot classes these rules tell bots apart by.
     pub fn bot_classes(&self) -> &BotClasses {
         &self.classes
+    }
+
+    /// The goal a counted request for the cleaned `path` reaches by its
+    /// path ([`RulesConfig::goal_paths`]), if any.
+    pub(crate) fn goal_of(&self, path: &str) -> Option<Goal> {
+        self.config
+            .goal_paths
+            .iter()
+            .find(|goal| goal.path == path)
+            .map(|goal| goal.goal.clone())
     }
 
     /// The probe path `path` asks for, if any: one of

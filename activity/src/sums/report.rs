@@ -455,6 +455,7 @@ mod tests {
                 })
                 .collect(),
             pages: Default::default(),
+            goals: Vec::new(),
         }
     }
 

@@ -10,13 +10,15 @@ use chrono::NaiveDate;
 use crate::port::rows::VisitorDay;
 use crate::port::store::StoreError;
 
-/// A batch's paths and sources under their visitor-days' numbers.
+/// A batch's paths, sources and goals under their visitor-days' numbers.
 #[derive(Debug, Default)]
 pub struct Parts<'v> {
     /// (number, path, requests).
     pub paths: Vec<(i64, &'v str, u64)>,
     /// (number, source, page loads).
     pub sources: Vec<(i64, String, u64)>,
+    /// (number, goal, requests).
+    pub goals: Vec<(i64, &'v str, u64)>,
 }
 
 /// Each visitor-day's number, by day and token.
@@ -37,7 +39,7 @@ impl<'r> VisitorNumbers<'r> {
         self.find(row.day, row.visitor.as_str())
     }
 
-    /// The paths and sources of `visitors`, each under its visitor-day's
+    /// The paths, sources and goals of `visitors`, each under its visitor-day's
     /// number, as (number, path or source, count).
     pub fn parts<'v>(&self, visitors: &'v [VisitorDay]) -> Result<Parts<'v>, StoreError> {
         let mut parts = Parts::default();
@@ -53,6 +55,9 @@ impl<'r> VisitorNumbers<'r> {
                     .iter()
                     .map(|s| (id, s.source.to_string(), s.page_loads)),
             );
+            parts
+                .goals
+                .extend(row.goals.iter().map(|g| (id, g.goal.name(), g.requests)));
         }
         Ok(parts)
     }

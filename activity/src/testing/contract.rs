@@ -11,7 +11,7 @@ use crate::request::bot_class::BotClass;
 use crate::request::evidence::{Evidence, FilesMark};
 use crate::request::kind::Kind;
 
-use super::contract_hits::{hit, token};
+use super::contract_hits::{goal, hit, token};
 
 fn sorted_hours(mut rows: Vec<HourRow>) -> Vec<HourRow> {
     rows.sort_by(|a, b| (a.hour, &a.path).cmp(&(b.hour, &b.path)));
@@ -50,7 +50,10 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
             Kind::Person,
             Some("www.linkedin.com"),
         ),
-        hit(&name, noon(today, 2), 1, "/resume", Kind::Person, None),
+        goal(
+            hit(&name, noon(today, 2), 1, "/resume", Kind::Person, None),
+            "download",
+        ),
         hit(&name, noon(today, 3), 2, "/wp-login.php", Kind::Bot, None),
         hit(&name, noon(old_day, 0), 3, "/", Kind::SelfRead, None),
         // A disguised agent on the day that will expire: a scanner's, kept by class.
@@ -65,7 +68,19 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
             Kind::Person,
             Some("tag:resume"),
         ),
-        hit(&name, noon(today, 31), 2, "/.env", Kind::Bot, None),
+        // Goals in both batches, a person's and a bot's: added, kept apart.
+        goal(
+            hit(&name, noon(today, 30), 1, "/resume", Kind::Person, None),
+            "download",
+        ),
+        goal(
+            hit(&name, noon(today, 31), 1, "/signup", Kind::Person, None),
+            "signup",
+        ),
+        goal(
+            hit(&name, noon(today, 31), 2, "/.env", Kind::Bot, None),
+            "signup",
+        ),
         // A browser's agent that never fetches a file: disguised.
         hit(&name, noon(today, 32), 4, "/", Kind::Person, None),
         // A reader whose stylesheet arrives after its page was written.

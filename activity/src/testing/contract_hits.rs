@@ -35,6 +35,7 @@ pub(super) fn hit(
         store: store.clone(),
         kind,
         campaign: None,
+        goal: None,
         source: source.map(|s| match Source::try_from(s.to_owned()) {
             Ok(source) => source,
             Err(error) => panic!("a test source: {error}"),
@@ -47,5 +48,13 @@ pub(super) fn hit(
             Evidence::NONE
         },
         bot_class: (kind == Kind::Bot).then_some(BotClass::Scanner),
+    }
+}
+
+/// `hit`, marked as reaching the goal `name`.
+pub(super) fn goal(hit: Hit, name: &str) -> Hit {
+    Hit {
+        goal: Some(crate::request::goal::Goal::new(name).unwrap_or_else(|e| panic!("{name}: {e}"))),
+        ..hit
     }
 }

@@ -149,6 +149,7 @@ pub fn day_rows(store: &StoreName, day: NaiveDate, visitors: u32, seed: u64) -> 
                 })
                 .collect(),
             pages,
+            goals: Vec::new(),
         });
     }
     Batch {
@@ -227,6 +228,7 @@ pub fn people_by_hour(store: &StoreName, day: NaiveDate, people: &[u64; 24], see
                 top_paths,
                 sources: Vec::new(),
                 pages,
+                goals: Vec::new(),
             });
             batch.hits += 2;
         }
@@ -290,6 +292,7 @@ pub fn hits(store: &StoreName, start: DateTime<Utc>, count: usize, seed: u64) ->
                 store: store.clone(),
                 kind,
                 campaign: None,
+                goal: None,
                 source: if request == 0 { source.clone() } else { None },
                 shape: if request == 0 {
                     crate::request::evidence::Shape::PageLoad

@@ -134,6 +134,12 @@ impl Part {
                 }
             }
             row.sources.retain(|source| source.page_loads > 0);
+            for goal in &before.goals {
+                if let Some(kept) = row.goals.iter_mut().find(|g| g.goal == goal.goal) {
+                    kept.requests = kept.requests.saturating_sub(goal.requests);
+                }
+            }
+            row.goals.retain(|goal| goal.requests > 0);
         }
     }
 }

@@ -43,6 +43,7 @@ fn traffic(start: DateTime<Utc>, visitors: u32, round: u32) -> Vec<Seen> {
                 store: name(),
                 kind: if bot { Kind::Bot } else { Kind::Person },
                 campaign: None,
+                goal: None,
                 source: (i == 0 && n % 3 == 0).then(|| {
                     Source::try_from("news.ycombinator.com".to_owned()).expect("a source")
                 }),

@@ -56,7 +56,7 @@ async fn run(tx: &mut PgConnection, rows: usize, query: Arrays<'_>) -> Result<()
 }
 
 /// Writes a batch in one transaction: the hourly rows and their days'
-/// totals, the visitor-days with their paths and sources, then the files'
+/// totals, the visitor-days with their paths, sources and goals, then the files'
 /// marks (after the visitor rows, so a mark finds a row of this batch too)
 /// and their days' count, and the bots' days.
 pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreError> {
@@ -81,7 +81,7 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
     run(&mut tx, requests.len(), day_counts(&totals, &requests)).await?;
 
     // Each visitor-day's number (new ones get theirs from the table's
-    // sequence), for its paths and sources.
+    // sequence), for its paths, sources and goals.
     let rows = &batch.visitors;
     let visitors = format!(
         "INSERT INTO visitor_days ({}) SELECT * FROM UNNEST($1::text[], $2::date[], \
@@ -173,6 +173,13 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
         &mut tx,
         parts.sources.len(),
         visitor_parts(&sources, &parts.sources),
+    )
+    .await?;
+    let goals = unnest(upsert::GOALS, &["int8", "text", "int8"], "*");
+    run(
+        &mut tx,
+        parts.goals.len(),
+        visitor_parts(&goals, &parts.goals),
     )
     .await?;
 

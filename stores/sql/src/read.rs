@@ -9,9 +9,10 @@ use activity::bot_class::{BotClass, ClassSet};
 use activity::campaign::Campaign;
 use activity::country::Country;
 use activity::evidence::Evidence;
+use activity::goal::Goal;
 use activity::page_loads::{CampaignAt, PageAt, PageLoads};
 use activity::report::{BotCount, KindCounts};
-use activity::rows::{HourRow, PathCount, SourceCount, VisitorDay, attach_parts};
+use activity::rows::{GoalCount, HourRow, Parts, PathCount, SourceCount, VisitorDay, attach_parts};
 use activity::source::Source;
 use activity::store::StoreError;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -176,7 +177,7 @@ fn bound<'q, E: Engine>(
 }
 
 /// Visitor-days from `since` on (all, the newest few, or a page), each
-/// with its paths and sources.
+/// with its paths, sources and goals.
 pub(crate) async fn visitors<E: Engine>(
     pool: &Pool<E::Db>,
     store: &StoreName,
@@ -217,6 +218,7 @@ pub(crate) async fn visitors<E: Engine>(
             top_paths: Vec::new(),
             sources: Vec::new(),
             pages: page_loads::<E>(row)?,
+            goals: Vec::new(),
         });
     }
 
@@ -233,11 +235,26 @@ pub(crate) async fn visitors<E: Engine>(
             Ok((day, visitor, SourceCount { source, page_loads }))
         })
         .collect::<Result<Vec<_>, StoreError>>()?;
-    attach_parts(&mut visitors, paths, sources);
+    let goals = parts::<E>(pool, store, since, Part::GOALS, which)
+        .await?
+        .into_iter()
+        .map(|(day, visitor, goal, requests)| {
+            let goal = Goal::try_from(goal).map_err(|_| invalid("goal"))?;
+            Ok((day, visitor, GoalCount { goal, requests }))
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    attach_parts(
+        &mut visitors,
+        Parts {
+            paths,
+            sources,
+            goals,
+        },
+    );
     Ok(visitors)
 }
 
-/// A table of a visitor-day's parts (paths or sources) and its columns:
+/// A table of a visitor-day's parts (paths, sources or goals) and its columns:
 /// this crate's own names, never input.
 struct Part {
     table: &'static str,
@@ -255,6 +272,11 @@ impl Part {
         table: "visitor_sources",
         name: "source",
         counted: "page_loads",
+    };
+    const GOALS: Self = Self {
+        table: "visitor_goals",
+        name: "goal",
+        counted: "requests",
     };
 }
 

@@ -83,6 +83,8 @@ pub(crate) async fn enforce<E: Engine>(
          (SELECT id FROM visitor_days WHERE store = $1 AND day < $2)",
         "DELETE FROM visitor_sources WHERE visitor_day IN \
          (SELECT id FROM visitor_days WHERE store = $1 AND day < $2)",
+        "DELETE FROM visitor_goals WHERE visitor_day IN \
+         (SELECT id FROM visitor_days WHERE store = $1 AND day < $2)",
         "DELETE FROM visitor_days WHERE store = $1 AND day < $2",
     ] {
         E::execute(&mut tx, before::<E>(sql, store, cutoff))

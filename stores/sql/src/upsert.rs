@@ -173,3 +173,11 @@ pub const SOURCES: Upsert = Upsert {
     conflict: "ON CONFLICT (visitor_day, source) DO UPDATE SET \
                page_loads = visitor_sources.page_loads + excluded.page_loads",
 };
+
+/// A visitor-day's goals, under its number.
+pub const GOALS: Upsert = Upsert {
+    table: "visitor_goals",
+    columns: "visitor_day, goal, requests",
+    conflict: "ON CONFLICT (visitor_day, goal) DO UPDATE SET \
+               requests = visitor_goals.requests + excluded.requests",
+};

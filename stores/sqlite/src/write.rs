@@ -16,7 +16,7 @@ use sqlx::SqlitePool;
 use crate::chunks::{Bound, Chunked};
 
 /// Writes a batch in one transaction: the hourly rows and their days'
-/// totals, the visitor-days with their paths and sources, then the files'
+/// totals, the visitor-days with their paths, sources and goals, then the files'
 /// marks (after the visitor rows, so that a mark finds a row of this batch
 /// too) and their days' count, and the bots' days.
 pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), StoreError> {
@@ -102,6 +102,11 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
             q.bind(*id).bind(source.as_str()).bind(int(*page_loads))
         })
         .await?;
+    GOALS
+        .run(&mut tx, &parts.goals, |q, (id, goal, requests)| {
+            q.bind(*id).bind(*goal).bind(int(*requests))
+        })
+        .await?;
     MARK_FILES
         .run(&mut tx, &batch.marks, |q, mark| {
             q.bind(mark.store.as_str())
@@ -182,6 +187,8 @@ static BOT_DAYS: LazyLock<Chunked> =
 static PATHS: LazyLock<Chunked> = LazyLock::new(|| chunked(upsert::PATHS, "*", 3));
 
 static SOURCES: LazyLock<Chunked> = LazyLock::new(|| chunked(upsert::SOURCES, "*", 3));
+
+static GOALS: LazyLock<Chunked> = LazyLock::new(|| chunked(upsert::GOALS, "*", 3));
 
 /// A visitor-day's campaign, if a page load's link carried one.
 fn campaign(row: &VisitorDay) -> Option<&CampaignAt> {
