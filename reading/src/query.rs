@@ -392,6 +392,11 @@ fn values_of(all: &DaySummary, dimension: Dimension) -> Vec<(String, u64)> {
                 }
             }
         }
+        Dimension::Goal => {
+            for (goal, total) in &all.goals {
+                count(goal.to_string(), total.visitor_days.people);
+            }
+        }
         Dimension::Country => {
             for (country, n) in &all.countries {
                 count(country.as_str().to_owned(), *n);

@@ -1,7 +1,7 @@
 //! Which visitor-days a view counts: a filter is conditions that must all
 //! hold (AND), each on one dimension of a visitor-day — a path it
-//! requested, its entry or exit page, a source, a campaign label, its
-//! country, kind, bot class or store — with `is`, `is not`, `contains` or
+//! requested, its entry or exit page, a source, a campaign label, a goal it
+//! reached, its country, kind, bot class or store — with `is`, `is not`, `contains` or
 //! `contains not` and one or more values (any of them).
 //!
 //! [`Filter::matches`] is the rule, on a visitor-day merged across stores;
@@ -46,6 +46,8 @@ pub enum Dimension {
     UtmMedium,
     /// Its campaign's `utm_campaign`.
     UtmCampaign,
+    /// A goal it reached (`signup`).
+    Goal,
     /// The two-letter code of its country.
     Country,
     /// `person`, `bot` or `self-read`.
@@ -58,7 +60,7 @@ pub enum Dimension {
 
 impl Dimension {
     /// Every dimension, in the order filters are shown.
-    pub const ALL: [Self; 11] = [
+    pub const ALL: [Self; 12] = [
         Self::Page,
         Self::EntryPage,
         Self::ExitPage,
@@ -66,6 +68,7 @@ impl Dimension {
         Self::UtmSource,
         Self::UtmMedium,
         Self::UtmCampaign,
+        Self::Goal,
         Self::Country,
         Self::Kind,
         Self::BotClass,
@@ -82,6 +85,7 @@ impl Dimension {
             Self::UtmSource => "utm_source",
             Self::UtmMedium => "utm_medium",
             Self::UtmCampaign => "utm_campaign",
+            Self::Goal => "goal",
             Self::Country => "country",
             Self::Kind => "kind",
             Self::BotClass => "bot_class",
@@ -99,6 +103,7 @@ impl Dimension {
             Self::UtmSource => "campaign source",
             Self::UtmMedium => "campaign medium",
             Self::UtmCampaign => "campaign",
+            Self::Goal => "goal",
             Self::Country => "country",
             Self::Kind => "kind",
             Self::BotClass => "bot class",
@@ -366,7 +371,7 @@ impl Condition {
 
 /// What a visitor-day holds on `dimension`, each text as a condition's
 /// values are written: its paths, its entry or exit page, its sources'
-/// texts and their groups' words, its campaign's labels, its country's
+/// texts and their groups' words, its campaign's labels, its goals, its country's
 /// code, its kind's word, its bot classes, its stores. The one place that
 /// says what a filter looks at.
 pub fn held_texts(visitor: &MergedVisitor, dimension: Dimension) -> Vec<Cow<'_, str>> {
@@ -396,6 +401,11 @@ pub fn held_texts(visitor: &MergedVisitor, dimension: Dimension) -> Vec<Cow<'_, 
         Dimension::UtmSource => borrowed(campaign.and_then(|c| c.source.as_deref())),
         Dimension::UtmMedium => borrowed(campaign.and_then(|c| c.medium.as_deref())),
         Dimension::UtmCampaign => borrowed(campaign.and_then(|c| c.name.as_deref())),
+        Dimension::Goal => visitor
+            .goals
+            .keys()
+            .map(|goal| Cow::Borrowed(goal.name()))
+            .collect(),
         Dimension::Country => borrowed(visitor.country.as_ref().map(|c| c.as_str())),
         Dimension::Kind => vec![Cow::Borrowed(kind_word(visitor.kind()))],
         Dimension::BotClass => visitor
@@ -499,6 +509,7 @@ mod tests {
                     .enumerate()
                     .map(|(n, path)| (at(n as i64), *path, None)),
             ),
+            goals: BTreeMap::new(),
         }
     }
 

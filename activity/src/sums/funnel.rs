@@ -2,6 +2,9 @@
 //! site owner writes them (`NAME=PATH[,PATH…]`), and the checks that refuse
 //! a funnel the tab could not draw or a hit could never take.
 //!
+//! A step can name a goal instead of a path: `signup=goal:signup` is taken
+//! by a visitor-day that reached the goal `signup` (see `goal::Goal`).
+//!
 //! whocomes has no funnel of its own: a site that names none sees a card
 //! saying how to name one (SPEC §7).
 
@@ -128,10 +131,27 @@ impl FunnelStep {
     }
 }
 
-/// What keeps `path` from being a path a hit keeps, if anything.
+/// How a funnel step names a goal instead of a path: `goal:NAME`.
+pub const GOAL_STEP: &str = "goal:";
+
+/// The goal a step's `path` names (`goal:signup`), if it names one.
+pub fn step_goal(path: &str) -> Option<&str> {
+    path.strip_prefix(GOAL_STEP)
+}
+
+/// What keeps `path` from being a path a hit keeps (or `goal:NAME` a goal),
+/// if anything.
 fn path_problem(path: &str) -> Option<String> {
+    if let Some(goal) = step_goal(path) {
+        return crate::request::goal::Goal::new(goal)
+            .err()
+            .map(|error| error.to_string())
+            .or_else(|| {
+                (goal.trim() != goal).then(|| "write the goal without spaces around it".to_owned())
+            });
+    }
     if !path.starts_with('/') {
-        return Some("a path starts with /".to_owned());
+        return Some("a path starts with / (or a goal is goal:NAME)".to_owned());
     }
     if path.contains(['?', '#']) {
         return Some(

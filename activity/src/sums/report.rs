@@ -13,9 +13,11 @@ use crate::visitor::country::Country;
 // The verdict's 0.2 paths: it has its own home now.
 use crate::port::page_loads::PageLoads;
 use crate::port::rows::{HourRow, VisitorDay};
+use crate::request::goal::Goal;
 use crate::request::hit::StoreName;
 use crate::request::source::{Source, SourceGroup};
 pub use crate::sums::funnel::FunnelStep;
+use crate::sums::funnel::step_goal;
 use crate::verdict::rule::DayCounts;
 pub use crate::verdict::rule::{VisitorKind, classes_of, is_disguised, visitor_kind};
 use crate::visitor::token::VisitorToken;
@@ -106,9 +108,21 @@ pub struct MergedVisitor {
     /// Its page loads, over stores.
     #[serde(default)]
     pub pages: PageLoads,
+    /// Requests per goal reached, summed.
+    #[serde(default)]
+    pub goals: BTreeMap<Goal, u64>,
 }
 
 impl MergedVisitor {
+    /// Whether it took the funnel step named by `path`: requested the path,
+    /// or reached the goal of a `goal:NAME` step.
+    pub fn took(&self, path: &str) -> bool {
+        match step_goal(path) {
+            Some(goal) => self.goals.keys().any(|kept| kept.name() == goal),
+            None => self.paths.contains_key(path),
+        }
+    }
+
     /// Its counts, as the verdict reads them.
     pub fn counts(&self) -> DayCounts {
         DayCounts::new(self.requests, self.bots, self.self_reads, self.evidence)
@@ -150,6 +164,7 @@ pub fn merge_visitors<'a>(rows: impl IntoIterator<Item = &'a VisitorDay>) -> Vec
                 sources: BTreeMap::new(),
                 country: None,
                 pages: PageLoads::default(),
+                goals: BTreeMap::new(),
             });
         entry.country = entry.country.or(row.country);
         entry.stores.insert(row.store.clone());
@@ -164,6 +179,9 @@ pub fn merge_visitors<'a>(rows: impl IntoIterator<Item = &'a VisitorDay>) -> Vec
         }
         for source in &row.sources {
             *entry.sources.entry(source.source.clone()).or_default() += source.page_loads;
+        }
+        for goal in &row.goals {
+            *entry.goals.entry(goal.goal.clone()).or_default() += goal.requests;
         }
     }
     merged.into_values().collect()
@@ -254,7 +272,7 @@ pub fn step_counts(visitors: &[MergedVisitor], steps: &[FunnelStep]) -> Vec<u64>
         .map(|step| {
             people
                 .iter()
-                .filter(|v| step.paths.iter().any(|path| v.paths.contains_key(path)))
+                .filter(|v| step.paths.iter().any(|path| v.took(path)))
                 .count() as u64
         })
         .collect()

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::port::rows::HourRow;
 use crate::request::bot_class::BotClass;
+use crate::request::goal::Goal;
 use crate::request::source::Source;
 use crate::sums::filter::Filter;
 use crate::sums::report::{
@@ -53,6 +54,26 @@ pub struct DaySummary {
     /// entry and exit pages.
     #[serde(default)]
     pub visits: VisitSums,
+    /// Each goal reached: its visitor-days by kind (a visitor-day counts
+    /// once however often it reached it) and its requests.
+    #[serde(default)]
+    pub goals: BTreeMap<Goal, GoalTotal>,
+}
+
+/// One goal on one day (or a range's days summed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GoalTotal {
+    /// The visitor-days that reached it, by kind.
+    pub visitor_days: KindCounts,
+    /// The requests that reached it, of every kind.
+    pub requests: u64,
+}
+
+impl std::ops::AddAssign for GoalTotal {
+    fn add_assign(&mut self, other: Self) {
+        self.visitor_days += other.visitor_days;
+        self.requests += other.requests;
+    }
 }
 
 impl DaySummary {
@@ -68,6 +89,7 @@ impl DaySummary {
             countries: BTreeMap::new(),
             no_country: 0,
             visits: VisitSums::default(),
+            goals: BTreeMap::new(),
         }
     }
 
@@ -110,6 +132,9 @@ impl DaySummary {
         }
         self.no_country += other.no_country;
         self.visits.absorb(&other.visits);
+        for (goal, total) in &other.goals {
+            *self.goals.entry(goal.clone()).or_default() += *total;
+        }
     }
 
     /// Adds bot counts by class.
@@ -271,7 +296,7 @@ pub fn summarize(
 }
 
 /// What a day's visitor-days add to its summary: kinds, sources, bot
-/// classes, countries, visits and funnel steps.
+/// classes, countries, visits, goals and funnel steps.
 fn add_visitors(summary: &mut DaySummary, visitors: &[MergedVisitor], steps: &[FunnelStep]) {
     for kinds in report::daily_kinds(visitors).values() {
         summary.kinds += *kinds;
@@ -280,6 +305,14 @@ fn add_visitors(summary: &mut DaySummary, visitors: &[MergedVisitor], steps: &[F
     summary.add_bots(&report::class_visitor_days(visitors));
     for (country, people) in report::people_by_country(visitors) {
         summary.add_country(country, people);
+    }
+    for visitor in visitors {
+        let kind = visitor.kind();
+        for (goal, requests) in &visitor.goals {
+            let total = summary.goals.entry(goal.clone()).or_default();
+            total.visitor_days.add(kind);
+            total.requests += requests;
+        }
     }
     for visitor in visitors.iter().filter(|v| v.kind() == VisitorKind::Person) {
         summary.visits.add(&visitor.pages);

@@ -456,6 +456,11 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
         name: "home again".to_owned(),
         paths: vec!["/".to_owned(), "/nowhere".to_owned()],
     });
+    // A goal as a step.
+    steps.push(crate::sums::report::FunnelStep {
+        name: "signed up".to_owned(),
+        paths: vec!["goal:signup".to_owned()],
+    });
     super::filter_contract::filter_contract(store, (today - Duration::days(2), today), &steps)
         .await;
     // A site without a funnel: no steps, the rest counted alike.
@@ -508,6 +513,7 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
             assert_eq!(summary.steps, expected.steps, "funnel steps on {day}");
             assert_eq!(summary.bots, expected.bots, "bot classes on {day}");
             assert_eq!(summary.countries, expected.countries, "countries on {day}");
+            assert_eq!(summary.goals, expected.goals, "goals on {day}");
             assert_eq!(summary.visits, expected.visits, "people's visits on {day}");
             assert_eq!(
                 summary.no_country, expected.no_country,
@@ -578,6 +584,31 @@ async fn summaries_contract(store: &dyn ActivityStore, today: NaiveDate, old_day
             verified: 0,
         }),
         "two probes and the disguised page load, two visitor-days"
+    );
+    let goals = summaries.last().map(|s| {
+        s.goals
+            .iter()
+            .map(|(goal, total)| (goal.to_string(), total.visitor_days, total.requests))
+            .collect::<Vec<_>>()
+    });
+    let kinds = |people, bots| crate::sums::report::KindCounts {
+        people,
+        bots,
+        self_reads: 0,
+    };
+    assert_eq!(
+        goals,
+        Some(vec![
+            ("download".to_owned(), kinds(1, 0), 2),
+            ("signup".to_owned(), kinds(1, 1), 2),
+        ]),
+        "a goal counts each visitor-day once, people's and bots' apart"
+    );
+    assert!(
+        yesterday.goals.values().any(|g| g.visitor_days.people > 0)
+            && yesterday.steps[5] > 0
+            && yesterday.steps[5] < yesterday.steps[0],
+        "the sample's people reach goals, and the goal step counts them"
     );
     let today_summary = summaries
         .last()

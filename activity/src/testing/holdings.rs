@@ -11,6 +11,13 @@ use crate::sums::report::{BotCount, KindCounts};
 use crate::sums::summary::{DaySummary, midnight};
 use crate::testing::sample;
 
+/// Migration 0010 (both stores) undone: visitor-days without their goals.
+/// A store put back to it reads as [`Holdings::without_goals`].
+pub const BEFORE_0010: [&str; 2] = [
+    "DROP TABLE visitor_goals",
+    "DELETE FROM _sqlx_migrations WHERE version = 10",
+];
+
 /// Migration 0009 (both stores) undone: visitor-days without their page
 /// loads. A store put back to it reads as [`Holdings::without_page_loads`].
 pub const BEFORE_0009: [&str; 12] = [
@@ -85,10 +92,23 @@ impl Holdings {
         self
     }
 
+    /// What a store of the schema before migration 0010 gives back: no
+    /// visitor-day's goals, and no goal taken as a funnel step.
+    pub fn without_goals(mut self) -> Self {
+        for visitor in &mut self.visitors {
+            visitor.goals.clear();
+        }
+        for summary in &mut self.summaries {
+            summary.goals.clear();
+        }
+        self
+    }
+
     /// What a store of the schema before migration 0009 gives back: no
     /// visitor-day's page loads (a page's readers come from the paths,
-    /// which were kept before it).
+    /// which were kept before it), and no goals (0010 came later).
     pub fn without_page_loads(mut self) -> Self {
+        self = self.without_goals();
         for visitor in &mut self.visitors {
             visitor.pages = Default::default();
         }

@@ -29,6 +29,24 @@ pub fn funnel() -> Vec<crate::sums::funnel::FunnelStep> {
     ]
 }
 
+/// The goals the `n`th visitor of a sample day reached: every seventh
+/// signed up, every eleventh downloaded twice.
+fn sample_goals(n: u32) -> Vec<crate::port::rows::GoalCount> {
+    let goal = |name: &str, requests| crate::port::rows::GoalCount {
+        goal: crate::request::goal::Goal::new(name)
+            .unwrap_or_else(|_| unreachable!("a label: {name}")),
+        requests,
+    };
+    let mut goals = Vec::new();
+    if n % 11 == 0 {
+        goals.push(goal("download", 2));
+    }
+    if n % 7 == 0 {
+        goals.push(goal("signup", 1));
+    }
+    goals
+}
+
 /// A made-up country for the `n`th visitor: five countries in turn, and
 /// every sixth unknown (the sample addresses are documentation ranges,
 /// which no country holds).
@@ -149,7 +167,7 @@ pub fn day_rows(store: &StoreName, day: NaiveDate, visitors: u32, seed: u64) -> 
                 })
                 .collect(),
             pages,
-            goals: Vec::new(),
+            goals: sample_goals(n),
         });
     }
     Batch {

@@ -1,6 +1,6 @@
 //! One day's visitor-days, merged across stores, held compactly in memory
 //! for filtered reads: each text (a path, a campaign) and each set of
-//! sources kept once and numbered, each row its counts, its verdict (kind,
+//! sources kept once and numbered (goals too), each row its counts, its verdict (kind,
 //! classes) and the numbers of its texts; and for every filter dimension
 //! which rows hold which text ([`filter::held_texts`], the filter's own
 //! rule), so that a filter picks its rows by the distinct texts it
@@ -19,9 +19,11 @@ use activity::campaign::Campaign;
 use activity::country::Country;
 use activity::evidence::Evidence;
 use activity::filter::{self, Dimension, Filter};
+use activity::funnel::step_goal;
+use activity::goal::Goal;
 use activity::report::{BotCount, FunnelStep, MergedVisitor, PathTotal, VisitorKind};
 use activity::source::Source;
-use activity::summary::{DaySummary, DaySums};
+use activity::summary::{DaySummary, DaySums, GoalTotal};
 use activity::visits::arrival_hour;
 use chrono::NaiveDate;
 use fixedbitset::FixedBitSet;
@@ -65,6 +67,8 @@ struct Row {
     /// Its set of sources, by number in `source_sets`.
     sources: u32,
     paths: Span,
+    /// Its goals, in `goal_requests`.
+    goals: Span,
 }
 
 /// One day's visitor-days, held for filtered reads.
@@ -79,6 +83,10 @@ pub(crate) struct DayRows {
     rows: Vec<Row>,
     /// Every row's paths (by number) and requests, row after row.
     requests: Vec<(u32, u64)>,
+    /// Goals by number.
+    goals: Vec<Goal>,
+    /// Every row's goals (by number) and requests, row after row.
+    goal_requests: Vec<(u32, u64)>,
     /// Per dimension (in [`Dimension::ALL`]'s order): each text held, with
     /// the rows that hold it.
     held: Vec<Vec<(Box<str>, Vec<u32>)>>,
@@ -120,8 +128,10 @@ impl DayRows {
         let mut paths: Numbered<Box<str>> = Numbered::default();
         let mut campaigns: Numbered<Campaign> = Numbered::default();
         let mut source_sets: Numbered<Vec<Source>> = Numbered::default();
+        let mut goals: Numbered<Goal> = Numbered::default();
         let mut rows = Vec::with_capacity(visitors.len());
         let mut requests = Vec::new();
+        let mut goal_requests = Vec::new();
         let mut held: Vec<BTreeMap<Box<str>, Vec<u32>>> =
             vec![BTreeMap::new(); Dimension::ALL.len()];
         for (at, visitor) in visitors.iter().enumerate() {
@@ -133,6 +143,14 @@ impl DayRows {
             let span = Span {
                 start,
                 len: u32::try_from(requests.len()).ok()? - start,
+            };
+            let goal_start = u32::try_from(goal_requests.len()).ok()?;
+            for (goal, count) in &visitor.goals {
+                goal_requests.push((goals.number(goal)?, *count));
+            }
+            let goal_span = Span {
+                start: goal_start,
+                len: u32::try_from(goal_requests.len()).ok()? - goal_start,
             };
             let pages = &visitor.pages;
             let entry = match &pages.entry {
@@ -169,6 +187,7 @@ impl DayRows {
                 campaign,
                 sources: source_sets.number(&sources)?,
                 paths: span,
+                goals: goal_span,
             });
             for (dimension, held) in Dimension::ALL.iter().zip(held.iter_mut()) {
                 for text in filter::held_texts(visitor, *dimension) {
@@ -183,6 +202,8 @@ impl DayRows {
             source_sets: source_sets.values,
             rows,
             requests,
+            goals: goals.values,
+            goal_requests,
             held: held
                 .into_iter()
                 .map(|held| held.into_iter().collect())
@@ -211,8 +232,10 @@ impl DayRows {
             .iter()
             .map(|set| 24 + set.len() * (size_of::<Source>() + 16))
             .sum();
+        let goals: usize = self.goals.iter().map(|goal| goal.name().len() + 24).sum();
         self.rows.len() * size_of::<Row>()
-            + self.requests.len() * size_of::<(u32, u64)>()
+            + (self.requests.len() + self.goal_requests.len()) * size_of::<(u32, u64)>()
+            + goals
             + held
             + texts
             + sources
@@ -247,7 +270,8 @@ impl DayRows {
     /// The day summed under `filter` (`None`: no visitor-day passes it),
     /// as `summary::summarize_filtered` sums it: visitor-days by kind;
     /// people's sources, countries, visits, pages' readers and funnel
-    /// steps; classes' visitor-days and requests; paths' requests by kind.
+    /// steps; classes' visitor-days and requests; paths' requests by kind;
+    /// goals' visitor-days by kind and requests.
     pub(crate) fn summary(&self, steps: &[FunnelStep], filter: &Filter) -> Option<DaySummary> {
         let chosen = self.chosen(filter);
         if chosen.is_clear() {
@@ -262,6 +286,21 @@ impl DayRows {
                     .iter()
                     .enumerate()
                     .filter(|(_, step)| step.paths.iter().any(|p| p.as_str() == &**path))
+                    .map(|(at, _)| at)
+                    .collect()
+            })
+            .collect();
+        // Which steps each goal takes (`goal:NAME`).
+        let goal_steps: Vec<Vec<usize>> = self
+            .goals
+            .iter()
+            .map(|goal| {
+                steps
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, step)| {
+                        step.paths.iter().any(|p| step_goal(p) == Some(goal.name()))
+                    })
                     .map(|(at, _)| at)
                     .collect()
             })
@@ -292,6 +331,12 @@ impl DayRows {
                     VisitorKind::SelfRead => total.self_reads += requests,
                 }
             }
+            let goals = &self.goal_requests[row.goals.range()];
+            for (goal, requests) in goals {
+                let total = tally.goals.entry(*goal).or_default();
+                total.visitor_days.add(row.kind);
+                total.requests += requests;
+            }
             if row.kind != VisitorKind::Person {
                 continue;
             }
@@ -301,6 +346,9 @@ impl DayRows {
             for (path, _) in paths {
                 tally.readers[*path as usize] += 1;
                 took.extend(path_steps[*path as usize].iter().copied());
+            }
+            for (goal, _) in goals {
+                took.extend(goal_steps[*goal as usize].iter().copied());
             }
             for step in took.ones() {
                 tally.steps[step] += 1;
@@ -344,6 +392,7 @@ struct Tally {
     entries: Vec<u64>,
     exits: Vec<u64>,
     campaigns: Vec<u64>,
+    goals: BTreeMap<u32, GoalTotal>,
 }
 
 impl Tally {
@@ -360,6 +409,7 @@ impl Tally {
             entries: vec![0; day.paths.len()],
             exits: vec![0; day.paths.len()],
             campaigns: vec![0; day.campaigns.len()],
+            goals: BTreeMap::new(),
         }
     }
 
@@ -387,6 +437,11 @@ impl Tally {
             summary.add_country(country, count);
         }
         summary.paths = self.paths.into_iter().flatten().collect();
+        summary.goals = self
+            .goals
+            .into_iter()
+            .map(|(goal, total)| (day.goals[goal as usize].clone(), total))
+            .collect();
         summary.visits = activity::visits::VisitSums {
             entries: by_path(self.entries),
             exits: by_path(self.exits),

@@ -54,8 +54,9 @@ async fn a_store_of_the_previous_schema_keeps_every_count() {
     );
 
     let mut old = sqlx::PgConnection::connect(&url).await.expect("connects");
-    for sql in holdings::BEFORE_0009
+    for sql in holdings::BEFORE_0010
         .into_iter()
+        .chain(holdings::BEFORE_0009)
         .chain(holdings::BEFORE_0008)
         .chain(BEFORE_0007)
         .chain(holdings::BEFORE_0005)

@@ -60,6 +60,13 @@ impl FilterSql {
                      WHERE fp.visitor_day = v.id AND {matched})"
                 )
             }
+            Dimension::Goal => {
+                let matched = self.compare::<E>(condition, first, "fg.goal");
+                format!(
+                    "EXISTS (SELECT 1 FROM visitor_goals fg \
+                     WHERE fg.visitor_day = v.id AND {matched})"
+                )
+            }
             Dimension::EntryPage => self.held::<E>(condition, first, &format!("{v}entry_page")),
             Dimension::ExitPage => self.held::<E>(condition, first, &format!("{v}exit_page")),
             Dimension::UtmSource => self.held::<E>(condition, first, &format!("{v}utm_source")),

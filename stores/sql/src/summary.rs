@@ -1,7 +1,8 @@
 //! Day summaries summed by the engine: visitor-days by kind, people's
 //! sources (one row per day and set of sources), funnel steps (one row per
 //! day and set of steps, as bits), people's visits (entry and exit pages:
-//! one row per day and page), every path's requests, bots by class;
+//! one row per day and page), goals (one row per day and goal), every
+//! path's requests, bots by class;
 //! and requests or marks per day from `day_totals`. Only a few hundred rows
 //! per day leave the engine.
 
@@ -9,10 +10,12 @@ use activity::StoreName;
 use activity::campaign::Campaign;
 use activity::country::Country;
 use activity::filter::Filter;
+use activity::funnel::{GOAL_STEP, step_goal};
+use activity::goal::Goal;
 use activity::kind_sql;
 use activity::report::{BotCount, FunnelStep, KindCounts, PathTotal};
 use activity::store::StoreError;
-use activity::summary::{DaySummary, DaySums, midnight, step_bits};
+use activity::summary::{DaySummary, DaySums, GoalTotal, midnight, step_bits};
 use chrono::{Days, NaiveDate};
 use sqlx::Pool;
 
@@ -162,11 +165,24 @@ pub(crate) async fn day_summaries<E: Engine>(
     }
 
     let pairs = E::pairs(filter.next(4), "f");
+    // A step may name a goal (`goal:signup`): its visitor-days' goals are
+    // then read as paths of that form, only for a funnel that has one.
+    let taken = if steps
+        .iter()
+        .any(|step| step.paths.iter().any(|path| step_goal(path).is_some()))
+    {
+        format!(
+            "(SELECT visitor_day, path FROM visitor_paths UNION ALL \
+              SELECT visitor_day, '{GOAL_STEP}' || goal FROM visitor_goals)"
+        )
+    } else {
+        "visitor_paths".to_owned()
+    };
     let funnel = format!(
         "SELECT day, mask, COUNT(*) AS visitors FROM ( \
            SELECT v.day, CAST(SUM(DISTINCT {bit}) AS BIGINT) AS mask \
            FROM visitor_days v \
-           JOIN visitor_paths p ON p.visitor_day = v.id \
+           JOIN {taken} p ON p.visitor_day = v.id \
            JOIN {steps} ON {name} = p.path \
            WHERE v.store = $1 AND v.day BETWEEN $2 AND $3 AND {people}{f} \
            GROUP BY v.day, v.visitor) AS sets \
@@ -184,6 +200,35 @@ pub(crate) async fn day_summaries<E: Engine>(
             let visitors = count(E::int(&row, "visitors")?);
             sums.day(E::day(&row, "day")?).add_steps(mask, visitors);
         }
+    }
+
+    let goals = format!(
+        "SELECT v.day, g.goal, \
+           CAST(SUM(CASE WHEN {people} THEN 1 ELSE 0 END) AS BIGINT) AS people, \
+           CAST(SUM(CASE WHEN {bots} THEN 1 ELSE 0 END) AS BIGINT) AS bots, \
+           CAST(SUM(CASE WHEN {self_reads} THEN 1 ELSE 0 END) AS BIGINT) AS self_reads, \
+           CAST(SUM(g.requests) AS BIGINT) AS requests \
+         FROM visitor_days v JOIN visitor_goals g ON g.visitor_day = v.id \
+         WHERE v.store = $1 AND v.day BETWEEN $2 AND $3{f} \
+         GROUP BY v.day, g.goal",
+        bots = kind_sql::bots("v."),
+        self_reads = kind_sql::self_reads("v."),
+    );
+    for row in between::<E>(pool, scope.query::<E>(&goals)).await? {
+        let goal = Goal::try_from(E::text(&row, "goal")?).map_err(|_| invalid("goal"))?;
+        let total = GoalTotal {
+            visitor_days: KindCounts {
+                people: count(E::int(&row, "people")?),
+                bots: count(E::int(&row, "bots")?),
+                self_reads: count(E::int(&row, "self_reads")?),
+            },
+            requests: count(E::int(&row, "requests")?),
+        };
+        *sums
+            .day(E::day(&row, "day")?)
+            .goals
+            .entry(goal)
+            .or_default() += total;
     }
 
     let countries = format!(

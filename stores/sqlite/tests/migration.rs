@@ -53,8 +53,9 @@ async fn a_store_of_the_previous_schema_keeps_every_count() {
     let mut old = sqlx::SqliteConnection::connect(&format!("sqlite://{path}"))
         .await
         .expect("opens the file");
-    for sql in holdings::BEFORE_0009
+    for sql in holdings::BEFORE_0010
         .into_iter()
+        .chain(holdings::BEFORE_0009)
         .chain(holdings::BEFORE_0008)
         .chain(BEFORE_0007)
         .chain(holdings::BEFORE_0005)
