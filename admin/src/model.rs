@@ -37,6 +37,10 @@ pub struct Overview {
     /// on site, entry and exit pages.
     #[serde(default)]
     pub visits: VisitFigures,
+    /// The goals reached: per goal, its visitor-days by kind and requests,
+    /// most people first.
+    #[serde(default)]
+    pub goals: Vec<GoalRow>,
     /// The path through: visitor-days per step.
     pub funnel: Vec<FunnelCount>,
     /// The most requested paths of the range.
@@ -233,6 +237,17 @@ pub struct CountryRow {
     pub name: String,
     /// People visitor-days.
     pub visitor_days: u64,
+}
+
+/// One goal over the range.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GoalRow {
+    /// Its name.
+    pub goal: String,
+    /// The visitor-days that reached it, by kind (each once).
+    pub visitor_days: KindCounts,
+    /// The requests that reached it, of every kind.
+    pub requests: u64,
 }
 
 /// One bot class over the range.

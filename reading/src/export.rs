@@ -11,7 +11,7 @@ use activity::rows::{HourRow, VisitorDay};
 pub enum Rows {
     /// Requests per hour and path.
     Hours,
-    /// One row per visitor-day (token, network, country, counts, paths, sources).
+    /// One row per visitor-day (token, network, country, counts, paths, sources, goals).
     Visitors,
     /// The owner's dated notes on the chart (kept in the first store).
     Notes,
@@ -281,6 +281,7 @@ pub const VISITORS_HEADER: &[&str] = &[
     "bot_classes",
     "top_paths",
     "sources",
+    "goals",
 ];
 
 /// A visitor-day's CSV record.
@@ -309,10 +310,11 @@ fn visitor_record(exported: &Exported<'_>) -> Result<Vec<String>, ExportError> {
             .join(" "),
         serde_json::to_string(&row.top_paths)?,
         serde_json::to_string(&row.sources)?,
+        serde_json::to_string(&row.goals)?,
     ])
 }
 
-/// Writes a page of visitor-day rows (paths and sources as JSON in their
+/// Writes a page of visitor-day rows (paths, sources and goals as JSON in their
 /// CSV cells), each with its `kind` and `signs`.
 pub fn visitors_page(
     pages: &mut Pages,

@@ -165,7 +165,7 @@ pub struct QueryRow {
 }
 
 /// The dimensions a query can break down by.
-pub const BREAKDOWNS: [Dimension; 9] = [
+pub const BREAKDOWNS: [Dimension; 10] = [
     Dimension::Page,
     Dimension::EntryPage,
     Dimension::ExitPage,
@@ -173,6 +173,7 @@ pub const BREAKDOWNS: [Dimension; 9] = [
     Dimension::UtmSource,
     Dimension::UtmMedium,
     Dimension::UtmCampaign,
+    Dimension::Goal,
     Dimension::Country,
     Dimension::Kind,
 ];

@@ -90,6 +90,7 @@ pub use site::{SHUTDOWN_GRACE, Whocomes};
 pub use activity::address::{ForwardedHeader, TrustedProxies};
 pub use activity::crawlers::Crawlers;
 pub use activity::funnel::FunnelStep;
+pub use activity::goal::{Goal, GoalError};
 pub use activity::recording::{RecorderConfig, StatsSnapshot};
 pub use activity::store::Retention;
 pub use activity::{RulesConfig, StoreName};

@@ -8,16 +8,19 @@ use std::collections::BTreeMap;
 use activity::bot_class::BotClass;
 use activity::country::{self, Country};
 use activity::filter::{Filter, group_word};
+use activity::goal::Goal;
 use activity::report::{BotCount, SourceReport};
 use activity::rows::VisitorDay;
 use activity::source::SourceGroup;
+use activity::summary::GoalTotal;
 use activity::visits::VisitSums;
 use chrono::{DateTime, NaiveDate, Utc};
 use reading::{RangeFigures, StoreFigures};
 
 use crate::model::{
-    BotRow, CampaignRow, CountryRow, DayKinds, NoteRow, Overview, PageCount, SourceRow, StoreLine,
-    StoreStatus, TOP_COUNTRIES, Totals, VisitFigures, VisitTotals, VisitorRow, WriterStatus,
+    BotRow, CampaignRow, CountryRow, DayKinds, GoalRow, NoteRow, Overview, PageCount, SourceRow,
+    StoreLine, StoreStatus, TOP_COUNTRIES, Totals, VisitFigures, VisitTotals, VisitorRow,
+    WriterStatus,
 };
 use crate::server::Admin;
 use crate::span::Span;
@@ -79,6 +82,7 @@ pub async fn overview(
         sources: source_rows(&sums.sources),
         countries: country_rows(&sums.countries, sums.no_country),
         visits: visit_figures(&sums.visits, &previous.visits),
+        goals: goal_rows(&sums.goals),
         funnel,
         top_paths,
         bots: bot_rows(&sums.bots),
@@ -209,6 +213,27 @@ fn country_rows(countries: &BTreeMap<Country, u64>, no_country: u64) -> Vec<Coun
             visitor_days: no_country,
         });
     }
+    rows
+}
+
+/// Every goal reached, most people first (then most visitor-days, then by
+/// name).
+fn goal_rows(goals: &BTreeMap<Goal, GoalTotal>) -> Vec<GoalRow> {
+    let mut rows: Vec<GoalRow> = goals
+        .iter()
+        .map(|(goal, total)| GoalRow {
+            goal: goal.to_string(),
+            visitor_days: total.visitor_days,
+            requests: total.requests,
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        b.visitor_days
+            .people
+            .cmp(&a.visitor_days.people)
+            .then(b.visitor_days.total().cmp(&a.visitor_days.total()))
+            .then(a.goal.cmp(&b.goal))
+    });
     rows
 }
 

@@ -1,5 +1,5 @@
 //! The cards of one overview: headline figures beside the previous period,
-//! the chart, sources and funnel (toggled), top paths, and each store's
+//! the chart, sources and funnel (toggled), goals, top paths, and each store's
 //! health with the writer's counters. Every card says in a line what it shows;
 //! while no people are counted the tab says why, and demo data says it is.
 
@@ -9,6 +9,7 @@ use activity::filter::Dimension;
 
 use super::charts::ChartCard;
 use super::filters::{FilterBar, FilterLink};
+use super::goals::GoalsCard;
 use super::toggles::{Toggles, toggle};
 use super::visits::VisitsCard;
 use crate::chart;
@@ -54,6 +55,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
         sources,
         countries,
         visits,
+        goals,
         funnel,
         top_paths,
         bots,
@@ -113,6 +115,7 @@ pub(crate) fn Cards(overview: Overview, toggles: Toggles) -> impl IntoView {
             </div>
         </Show>
         <VisitsCard visits toggles />
+        <GoalsCard rows=goals people=totals.visitors.people host toggles />
         <Show when=move || toggle(toggles.funnel)>
             <FunnelCard steps=funnel.clone() host />
         </Show>

@@ -10,6 +10,7 @@ mod cards;
 mod charts;
 mod controls;
 mod filters;
+mod goals;
 mod page;
 mod toggles;
 mod visitors;

@@ -4,11 +4,12 @@
 //! crates.io, resolved afresh: no lock is copied), served, visited, stopped
 //! with SIGTERM.
 //!
-//! Two people come through the trusted proxy (each a page and its icon),
-//! the site reads itself from loopback, the tab is read at `/stats` with
-//! its own stylesheet (its functions beside it, none in the site's
-//! `/api/`); after
-//! SIGTERM the store holds two people, one own read and every hit.
+//! Two people come through the trusted proxy (each a page and its icon;
+//! one joins, which its handler marks as the goal `signup`), the site reads
+//! itself from loopback, the tab is read at `/stats` with its own
+//! stylesheet (its functions beside it, none in the site's `/api/`); after
+//! SIGTERM the store holds two people, one own read, every hit and the
+//! person's goal, and the app started again shows the goal in its tab.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -186,6 +187,15 @@ async fn the_guides_app_counts_people_and_its_own_reads_and_keeps_every_hit_on_s
         )
         .await;
     }
+    // The first person joins: the handler marks the answer as a goal.
+    visit(
+        &client,
+        &format!("{base}/join"),
+        Some("198.51.100.7"),
+        CHROME,
+        PAGE,
+    )
+    .await;
     visit(&client, &format!("{base}/"), None, FIREFOX, PAGE).await;
     let tab = client
         .get(format!("{base}/stats"))
@@ -286,7 +296,7 @@ async fn the_guides_app_counts_people_and_its_own_reads_and_keeps_every_hit_on_s
     // The guide's tracing subscriber shows whocomes' own words (in colour:
     // its escapes are left out here).
     let log = without_colours(&log);
-    assert!(log.contains("activity written written=4"), "{log}");
+    assert!(log.contains("activity written written=5"), "{log}");
 
     let file = folder.path().join("data/activity.db");
     let store = activity_sqlite::SqliteStore::open(
@@ -314,7 +324,56 @@ async fn the_guides_app_counts_people_and_its_own_reads_and_keeps_every_hit_on_s
         .expect("its hours");
     let requests: u64 = hours.iter().map(|hour| hour.requests).sum();
     assert_eq!(
-        requests, 4,
-        "two people's pages, the own read's page and API call: {hours:?}"
+        requests, 5,
+        "two people's pages, the join, the own read's page and API call: {hours:?}"
+    );
+    let goals: Vec<(String, u64, VisitorKind)> = days
+        .iter()
+        .flat_map(|day| {
+            let kind = visitor_kind(day.requests, day.bots, day.self_reads, day.evidence);
+            day.goals
+                .iter()
+                .map(move |goal| (goal.goal.to_string(), goal.requests, kind))
+        })
+        .collect();
+    assert_eq!(
+        goals,
+        [("signup".to_owned(), 1, VisitorKind::Person)],
+        "the handler's goal, on the person who joined: {days:?}"
+    );
+    store.close().await;
+
+    // Started again on its folder: the tab shows the goal.
+    let mut again = Command::new(&binary)
+        .current_dir(folder.path())
+        .env("DATA_DIR", folder.path().join("data"))
+        .env("ADDRESS", &address)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the site starts again");
+    let started = Instant::now();
+    let tab = loop {
+        if let Ok(answer) = client.get(format!("{base}/stats")).send().await {
+            break answer.text().await.expect("the tab");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the site never listened again"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let _ = again.kill();
+    let _ = again.wait();
+    let row = tab
+        .split_once(r#"<tr data-goal="signup">"#)
+        .and_then(|(_, rest)| rest.split_once("</tr>"))
+        // Without the hydration's markers.
+        .map(|(row, _)| row.replace("<!>", ""))
+        .unwrap_or_else(|| panic!("the Goals card's row of signup: {tab}"));
+    assert!(
+        row.contains(r#"<td data-column="people">1</td>"#)
+            && row.contains(r#"<td data-column="share">50 %</td>"#),
+        "one of the two people joined: {row}"
     );
 }

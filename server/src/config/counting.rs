@@ -11,6 +11,7 @@ use activity::address::{ForwardedHeader, TrustedProxies};
 use activity::crawlers::Crawlers;
 use activity::evidence::BrowserEvidence;
 use activity::past::{FromSeed, PastKeys};
+use activity::rules::GoalPath;
 use activity::{Counter, Rules, RulesConfig, StoreName, TokenKeys, VisitorKey};
 use whocomes::KeyScheme;
 use whocomes::keys::KeyError;
@@ -120,6 +121,20 @@ pub struct CountingArgs {
     /// writes one from the operators' files).
     #[arg(long, env = "WHOCOMES_CRAWLER_RANGES")]
     pub crawler_ranges: Option<PathBuf>,
+
+    /// A goal reached by a path: `NAME=PATH` (`signup=/welcome`); a counted
+    /// request for the path, exactly as kept (no query), reaches the goal.
+    /// The name is a label: at most 64 letters, digits, spaces and -_.+, no
+    /// @, no run of 6 digits. Repeatable; the Goals card counts each
+    /// visitor-day once per goal, and a funnel step can name one
+    /// (`--funnel-step signed-up=goal:signup`).
+    #[arg(long = "goal", env = "WHOCOMES_GOAL", value_delimiter = ';', value_parser = parse_goal)]
+    pub goals: Vec<GoalPath>,
+}
+
+/// A goal's `NAME=PATH`.
+fn parse_goal(text: &str) -> Result<GoalPath, String> {
+    text.parse()
 }
 
 /// An API prefix: a path that starts with `/`.
@@ -196,6 +211,7 @@ impl CountingArgs {
                 .collect(),
             browser_evidence: self.browser_evidence,
             public_origin: self.public_origin.clone(),
+            goal_paths: self.goals.clone(),
             ..RulesConfig::default()
         };
         let none = self

@@ -58,7 +58,7 @@ async fn exports_hours_and_visitors_as_json_and_csv() {
     let lines: Vec<&str> = csv.lines().filter(|l| !l.is_empty()).collect();
     assert_eq!(
         lines[0],
-        "store,day,visitor,network,country,first_seen,last_seen,requests,bots,self_reads,kind,signs,bot_classes,top_paths,sources"
+        "store,day,visitor,network,country,first_seen,last_seen,requests,bots,self_reads,kind,signs,bot_classes,top_paths,sources,goals"
     );
     assert_eq!(lines.len(), 4, "a header and three visitor-days:\n{csv}");
     let australian = lines

@@ -27,6 +27,7 @@ pub fn dimension_of(property: &str) -> Result<Dimension, BadRequest> {
         "visit:utm_source" => Dimension::UtmSource,
         "visit:utm_medium" => Dimension::UtmMedium,
         "visit:utm_campaign" => Dimension::UtmCampaign,
+        "event:goal" => Dimension::Goal,
         "visit:country" => Dimension::Country,
         "visit:kind" => Dimension::Kind,
         other => {
@@ -34,7 +35,7 @@ pub fn dimension_of(property: &str) -> Result<Dimension, BadRequest> {
             return Err(BadRequest::new(format!(
                 "Invalid property '{shown}'. whocomes answers event:page, visit:entry_page, \
                  visit:exit_page, visit:source, visit:referrer, visit:utm_source, \
-                 visit:utm_medium, visit:utm_campaign, visit:country and visit:kind"
+                 visit:utm_medium, visit:utm_campaign, event:goal, visit:country and visit:kind"
             )));
         }
     })
