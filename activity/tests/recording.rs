@@ -124,6 +124,102 @@ async fn counted_requests_reach_the_store_and_others_do_not() {
     assert_eq!(hours.iter().map(|h| h.requests).sum::<u64>(), 4);
 }
 
+/// A handler marks its answer with a goal; the operator names a path one.
+#[tokio::test]
+async fn a_goal_marked_by_the_handler_or_the_path_reaches_the_visitor_day() {
+    use whocomes_activity::goal::Goal;
+    use whocomes_activity::rules::GoalPath;
+    let rules = Rules::new(whocomes_activity::RulesConfig {
+        goal_paths: vec!["download=/file".parse::<GoalPath>().expect("a goal path")],
+        ..Default::default()
+    })
+    .expect("rules");
+    let counter = Counter::new(
+        rules,
+        VisitorKey::from_text("recording-test").expect("a key"),
+        TrustedProxies::default(),
+        StoreName::parse("memory").expect("a name"),
+    );
+    let store = store();
+    let (layer, writer) = start(counter, store.clone(), RecorderConfig::default());
+    // The site: /join marks signup (and so does its stylesheet, which is
+    // no counted request).
+    let mut site = layer.layer(service_fn(|request: http::Request<()>| async move {
+        let path = request.uri().path().to_owned();
+        let mut answer = http::Response::new("ok");
+        if path == "/join" || path.ends_with(".css") {
+            answer
+                .extensions_mut()
+                .insert(Goal::new("signup").expect("a label"));
+        }
+        Ok::<_, Infallible>(answer)
+    }));
+    for (path, peer) in [
+        ("/join", "203.0.113.7:1"),
+        ("/join", "203.0.113.7:2"),
+        ("/site.css", "203.0.113.7:3"),
+        ("/file", "203.0.113.7:4"),
+        ("/file", "198.51.100.1:1"),
+        ("/", "192.0.2.1:1"),
+    ] {
+        site.ready()
+            .await
+            .expect("ready")
+            .call(request(path, peer, BROWSER))
+            .await
+            .expect("served");
+    }
+    drop(site);
+    drop(layer);
+    writer.finish().await;
+    let day = NaiveDate::from_ymd_opt(2000, 1, 1).expect("a day");
+    let visitors = store.visitors_since(day).await.expect("reads");
+    let goals = |network: &str| -> Vec<(String, u64)> {
+        visitors
+            .iter()
+            .find(|v| v.network.as_str() == network)
+            .map(|v| {
+                v.goals
+                    .iter()
+                    .map(|g| (g.goal.to_string(), g.requests))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        goals("203.0.113.x"),
+        [("signup".to_owned(), 2), ("download".to_owned(), 1)],
+        "two joins (the stylesheet is no counted request) and a download"
+    );
+    assert_eq!(goals("198.51.100.x"), [("download".to_owned(), 1)]);
+    assert_eq!(goals("192.0.2.x"), [], "no goal on a plain page");
+}
+
+/// A path named as a goal reaches nothing when the site has no such page.
+#[tokio::test]
+async fn a_goals_path_answered_not_found_reaches_no_goal() {
+    let rules = Rules::new(whocomes_activity::RulesConfig {
+        goal_paths: vec!["download=/file".parse().expect("a goal path")],
+        ..Default::default()
+    })
+    .expect("rules");
+    let counter = Counter::new(
+        rules,
+        VisitorKey::from_text("recording-test").expect("a key"),
+        TrustedProxies::default(),
+        StoreName::parse("memory").expect("a name"),
+    );
+    let store = store();
+    let (layer, writer) = start(counter, store.clone(), RecorderConfig::default());
+    send_to(&layer, request("/file", "203.0.113.7:1", BROWSER), |_| 404).await;
+    drop(layer);
+    writer.finish().await;
+    let day = NaiveDate::from_ymd_opt(2000, 1, 1).expect("a day");
+    let visitors = store.visitors_since(day).await.expect("reads");
+    assert_eq!(visitors.len(), 1, "counted");
+    assert!(visitors[0].goals.is_empty(), "{:?}", visitors[0].goals);
+}
+
 #[tokio::test]
 async fn a_flood_of_made_up_paths_writes_a_bounded_number_of_rows() {
     use whocomes_activity::path::{NOT_FOUND, OTHER_PATHS};

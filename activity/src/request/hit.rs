@@ -139,6 +139,10 @@ impl Decision {
         if let (Some(hit), Some(fold)) = (self.hit.as_mut(), answered_path(status)) {
             fold.clone_into(&mut hit.path);
         }
+        // A path's goal is reached only by an answer that is not an error.
+        if let (Some(hit), Some(400..)) = (self.hit.as_mut(), status) {
+            hit.goal = None;
+        }
         if !std::mem::take(&mut self.awaits_answer) {
             return;
         }

@@ -114,8 +114,8 @@ pub struct RulesConfig {
     /// machine talking to loopback; else nothing is inferred.
     pub public_origin: Option<String>,
     /// Paths whose counted requests reach a goal (`--goal signup=/welcome`):
-    /// the cleaned path, exactly. A handler can mark its own requests
-    /// instead (see [`Goal`]).
+    /// the cleaned path, exactly, answered with no error (under 400). A
+    /// handler can mark its own requests instead (see [`Goal`]).
     pub goal_paths: Vec<GoalPath>,
 }
 

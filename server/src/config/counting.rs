@@ -123,7 +123,8 @@ pub struct CountingArgs {
     pub crawler_ranges: Option<PathBuf>,
 
     /// A goal reached by a path: `NAME=PATH` (`signup=/welcome`); a counted
-    /// request for the path, exactly as kept (no query), reaches the goal.
+    /// request for the path, exactly as kept (no query), answered with no
+    /// error (under 400), reaches the goal.
     /// The name is a label: at most 64 letters, digits, spaces and -_.+, no
     /// @, no run of 6 digits. Repeatable; the Goals card counts each
     /// visitor-day once per goal, and a funnel step can name one
