@@ -112,10 +112,19 @@ test('first run: the empty tab explains itself; with --demo it shows three kinds
 
     await page.getByRole('button', { name: 'The path through' }).click();
     const funnel = page.locator('.funnel-card tbody tr');
-    await expect(funnel).toHaveCount(4);
+    // Landing, three pages, then a goal as the last step (the résumé's PDF downloaded).
+    await expect(funnel).toHaveCount(5);
+    await expect(funnel.nth(4)).toContainText('downloaded');
     const reached = await funnel.evaluateAll((trs) => trs.map((tr) => Number(tr.querySelector('td')?.textContent)));
     expect(reached[0]).toBeGreaterThan(reached[3]);
-    expect(reached[3]).toBeGreaterThan(0);
+    expect(reached[3]).toBeGreaterThan(reached[4]);
+    expect(reached[4]).toBeGreaterThan(0);
+
+    // The Goals card: the people who downloaded it, each visitor-day once,
+    // as many as the funnel's goal step counts.
+    const download = page.locator('.goals-card tr[data-goal="download"]');
+    await expect(download.locator('td[data-column="people"]')).toHaveText(String(reached[4]));
+    await expect(download.locator('td[data-column="share"]')).toHaveText(/^\d+ %$/);
 
     // The README's screenshots: a desktop (1280 px) and a phone (390 px),
     // light and dark, each once the chart is drawn again at its card's

@@ -182,9 +182,20 @@ async fn the_history_has_three_kinds_a_rhythm_sources_a_funnel_and_ipv6() {
     );
     println!("funnel: {:?}", sum.steps);
     assert!(
-        sum.steps.windows(2).all(|pair| pair[0] > pair[1]) && sum.steps[3] > 0,
-        "landing > inventory > about > resume > 0: {:?}",
+        sum.steps.windows(2).all(|pair| pair[0] > pair[1]) && sum.steps[4] > 0,
+        "landing > inventory > about > resume > downloaded > 0: {:?}",
         sum.steps
+    );
+    let downloads = sum
+        .goals
+        .iter()
+        .find(|(goal, _)| goal.name() == "download")
+        .map(|(_, total)| total.visitor_days.people);
+    assert_eq!(
+        downloads,
+        Some(sum.steps[4]),
+        "the goal's people are the funnel's goal step: {:?}",
+        sum.goals
     );
     let bots_on = |path: &str| {
         days.values()

@@ -244,6 +244,48 @@ mod tests {
     }
 
     #[test]
+    fn goals_by_path_are_labels_on_paths_and_a_bad_one_is_refused_at_start() {
+        let cli = Cli::try_parse_from([
+            "whocomes",
+            "explain",
+            "--goal",
+            "signup=/welcome",
+            "--goal",
+            "download = /resume.pdf",
+        ])
+        .expect("arguments parse");
+        let Command::Explain(args) = cli.into_command() else {
+            panic!("expected explain")
+        };
+        let rules = args.counting.rules().expect("valid rules");
+        let goals: Vec<(String, &str)> = rules
+            .config()
+            .goal_paths
+            .iter()
+            .map(|goal| (goal.goal.to_string(), goal.path.as_str()))
+            .collect();
+        assert_eq!(
+            goals,
+            [
+                ("signup".to_owned(), "/welcome"),
+                ("download".to_owned(), "/resume.pdf")
+            ]
+        );
+        for (bad, said) in [
+            ("ann@example.com=/welcome", "no @"),
+            ("order 1234567=/paid", "no run of 6 digits"),
+            ("signup", "NAME=PATH"),
+            ("signup=welcome", "does not start with '/'"),
+        ] {
+            let error = Cli::try_parse_from(["whocomes", "explain", "--goal", bad])
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(error.contains(said), "{bad}: {error}");
+        }
+    }
+
+    #[test]
     fn api_prefixes_and_crawler_ranges_are_checked_at_start() {
         let cli = Cli::try_parse_from([
             "whocomes",

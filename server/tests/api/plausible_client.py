@@ -29,6 +29,8 @@ print(json.dumps({
         site_id=site, property_name="source", date_range="30d", limit=100)),
     "pages": read(server.get_breakdown(
         site_id=site, property_name="page", date_range="30d", limit=100)),
+    "goals": read(server.get_breakdown(
+        site_id=site, property_name="event:goal", date_range="30d", limit=100)),
     "timeseries": read(server.get_timeseries(site_id=site, date_range="30d")),
     "realtime": read(server.get_realtime_visitors(site_id=site)),
 }))

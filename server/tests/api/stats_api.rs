@@ -214,6 +214,46 @@ async fn every_v1_endpoint_and_v2_query_answers_what_the_tab_says() {
     let typed = tab(&app, "source=typed").await;
     assert_eq!(named("Direct / None"), Some(people(&typed)));
 
+    // Goals (the demo's download of the résumé's PDF): a breakdown by
+    // event:goal, and a filter, as the tab's Goals card and goal filter count.
+    let (status, goals) = get(
+        &app,
+        "/admin/api/v1/stats/breakdown?site_id=demo&period=30d&property=event:goal",
+        key,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{goals}");
+    let downloaded = tab(&app, "goal=download").await;
+    assert!(people(&downloaded) > 0, "the demo's people download");
+    assert_eq!(
+        goals["results"],
+        json!([{"goal": "download", "visitors": people(&downloaded)}]),
+        "{goals}"
+    );
+    let card = tab(&app, "").await["goals"].clone();
+    assert_eq!(card[0]["goal"], "download", "{card}");
+    assert_eq!(
+        int(&card[0]["visitor_days"]["people"]),
+        people(&downloaded),
+        "the Goals card's people"
+    );
+    let (status, filtered) = query(
+        &app,
+        &json!({
+            "site_id": "demo",
+            "metrics": ["visitors"],
+            "date_range": "30d",
+            "filters": [["is", "event:goal", ["download"]]]
+        }),
+        &secret,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{filtered}");
+    assert_eq!(
+        int(&filtered["results"][0]["metrics"][0]),
+        people(&downloaded)
+    );
+
     // v2: a breakdown by country with a negated filter, ordered and paged.
     let (status, countries) = query(
         &app,
@@ -423,6 +463,13 @@ async fn a_plausible_client_written_by_others_reads_what_the_tab_says() {
         .find(|row| row["page"] == "/resume")
         .map(|row| int(&row["visitors"]));
     assert_eq!(resume, Some(people(&tab(&app, "page=/resume").await)));
+    let download = read["goals"]["results"]
+        .as_array()
+        .expect("goals")
+        .iter()
+        .find(|row| row["goal"] == "download")
+        .map(|row| int(&row["visitors"]));
+    assert_eq!(download, Some(people(&tab(&app, "goal=download").await)));
     let days = read["timeseries"]["timeseries"].as_array().expect("days");
     assert_eq!(
         days.iter().map(|day| int(&day["visitors"])).sum::<u64>(),
@@ -435,7 +482,7 @@ async fn a_plausible_client_written_by_others_reads_what_the_tab_says() {
         "realtime {realtime}: the rows said {seen_before} before and {seen_after} after"
     );
     println!(
-        "plausible-mcp: {} people, LinkedIn {linkedin:?}, /resume {resume:?}, {} days",
+        "plausible-mcp: {} people, LinkedIn {linkedin:?}, /resume {resume:?}, downloads {download:?}, {} days",
         people(&all),
         days.len()
     );

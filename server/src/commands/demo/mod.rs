@@ -14,6 +14,8 @@ pub mod day;
 use std::path::{Path, PathBuf};
 
 use activity::StoreName;
+use activity::goal::Goal;
+use activity::rules::GoalPath;
 use anyhow::Context as _;
 use chrono::{DateTime, Days, Utc};
 use clap::Args;
@@ -30,9 +32,19 @@ pub const DEMO_STORE: &str = "demo";
 pub const DEMO_DAYS: u16 = 90;
 pub use cast::SITE_HOST;
 
+/// The demo site's goal: its résumé's PDF downloaded (counted by path, as
+/// `--goal download=/resume.pdf` counts it), unless the flags name goals.
+pub fn goals() -> Vec<GoalPath> {
+    vec![GoalPath {
+        goal: Goal::new("download").unwrap_or_else(|_| unreachable!("a label")),
+        path: "/resume.pdf".to_owned(),
+    }]
+}
+
 /// The demo site's funnel, which `serve --demo` draws unless the site names
 /// its own (`--funnel-step`): landing, then the pages people read after it
-/// in order; the résumé's PDF takes the résumé step too.
+/// in order (the résumé's PDF takes the résumé step too), then the goal of
+/// downloading it.
 pub fn funnel() -> Vec<activity::funnel::FunnelStep> {
     let step = |name: &str, paths: Vec<String>| activity::funnel::FunnelStep {
         name: name.to_owned(),
@@ -47,6 +59,10 @@ pub fn funnel() -> Vec<activity::funnel::FunnelStep> {
             }
             step(name, paths)
         }))
+        .chain(std::iter::once(step(
+            "downloaded",
+            vec!["goal:download".to_owned()],
+        )))
         .collect()
 }
 
@@ -110,6 +126,9 @@ pub async fn load(args: &DemoArgs, now: DateTime<Utc>) -> anyhow::Result<Loaded>
 
     let mut counting = args.counting.clone();
     counting.site_hosts.push(SITE_HOST.to_owned());
+    if counting.goals.is_empty() {
+        counting.goals = goals();
+    }
     // The demo's made-up crawlers are verified against made-up ranges.
     let ranges = seeds.join("crawler-ranges.txt");
     std::fs::write(&ranges, cast::crawler_ranges())
