@@ -114,7 +114,7 @@ mod tests {
         assert!(serde_json::from_str::<Goal>("\"signup\"").is_ok());
         assert!(serde_json::from_str::<Goal>("\"ann@example.com\"").is_err());
         assert_eq!(
-            serde_json::to_string(&Goal::new("signup").unwrap()).unwrap(),
+            serde_json::to_string(&Goal::new("signup").expect("a label")).expect("JSON"),
             "\"signup\""
         );
     }

@@ -38,10 +38,10 @@ fn sample_goals(n: u32) -> Vec<crate::port::rows::GoalCount> {
         requests,
     };
     let mut goals = Vec::new();
-    if n % 11 == 0 {
+    if n.is_multiple_of(11) {
         goals.push(goal("download", 2));
     }
-    if n % 7 == 0 {
+    if n.is_multiple_of(7) {
         goals.push(goal("signup", 1));
     }
     goals
