@@ -106,6 +106,12 @@ impl ActivityStore for Discard {
     ) -> Result<Vec<HourRow>, StoreError> {
         Ok(Vec::new())
     }
+    async fn goal_hours_since(
+        &self,
+        _since: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Vec<whocomes_activity::rows::GoalHour>, StoreError> {
+        Ok(Vec::new())
+    }
     async fn visitors_since(
         &self,
         _since: chrono::NaiveDate,

@@ -1,10 +1,11 @@
-//! The exports: hourly rows and visitor-day rows as JSON or CSV, the same
+//! The exports: hourly rows, goals' hourly rows, visitor-day rows and the
+//! chart's notes as JSON or CSV, the same
 //! bytes for the tab's download links and for `whocomes export`.
 
 use std::io::Write;
 
 use activity::report::VisitorKind;
-use activity::rows::{HourRow, VisitorDay};
+use activity::rows::{GoalHour, HourRow, VisitorDay};
 
 /// Which rows an export holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,31 +16,35 @@ pub enum Rows {
     Visitors,
     /// The owner's dated notes on the chart (kept in the first store).
     Notes,
+    /// Requests per hour and goal, by kind (kept as long as the hourly rows).
+    Goals,
 }
 
 impl std::str::FromStr for Rows {
     type Err = String;
 
-    /// `hours`, `visitors` or `notes` (a download's name, `whocomes export`'s argument).
+    /// `hours`, `visitors`, `notes` or `goals` (a download's name, `whocomes export`'s argument).
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         match text {
             "hours" => Ok(Self::Hours),
             "visitors" => Ok(Self::Visitors),
             "notes" => Ok(Self::Notes),
+            "goals" => Ok(Self::Goals),
             _ => Err(format!(
-                "'{text}' is not an export: use hours, visitors or notes"
+                "'{text}' is not an export: use hours, visitors, notes or goals"
             )),
         }
     }
 }
 
 impl Rows {
-    /// The name of the export (`hours`, `visitors`, `notes`).
+    /// The name of the export (`hours`, `visitors`, `notes`, `goals`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Hours => "hours",
             Self::Visitors => "visitors",
             Self::Notes => "notes",
+            Self::Goals => "goals",
         }
     }
 }
@@ -197,6 +202,30 @@ pub fn notes_page(
     out: &mut Vec<u8>,
 ) -> Result<(), ExportError> {
     pages.page(notes, NOTES_HEADER, note_record, out)
+}
+
+/// The CSV header of goals' hourly rows.
+pub const GOALS_HEADER: &[&str] = &["store", "hour", "goal", "requests", "bots", "self_reads"];
+
+/// A goal's hourly row's CSV record.
+fn goal_record(row: &GoalHour) -> Result<Vec<String>, ExportError> {
+    Ok(vec![
+        row.store.to_string(),
+        row.hour.to_rfc3339(),
+        row.goal.to_string(),
+        row.requests.to_string(),
+        row.bots.to_string(),
+        row.self_reads.to_string(),
+    ])
+}
+
+/// Writes a page of goals' hourly rows.
+pub fn goals_page(
+    pages: &mut Pages,
+    rows: &[GoalHour],
+    out: &mut Vec<u8>,
+) -> Result<(), ExportError> {
+    pages.page(rows, GOALS_HEADER, goal_record, out)
 }
 
 /// The CSV header of hourly rows.

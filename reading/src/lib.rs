@@ -195,6 +195,7 @@ impl Reading {
             Rows::Hours => export::HOURS_HEADER,
             Rows::Visitors => export::VISITORS_HEADER,
             Rows::Notes => export::NOTES_HEADER,
+            Rows::Goals => export::GOALS_HEADER,
         };
         for store in &self.stores {
             let read = match rows {
@@ -219,6 +220,36 @@ impl Reading {
                 }
                 // Kept in the first store, and few: one page, from it alone.
                 Rows::Notes => return self.export_notes(store, pages, since, until, chunks).await,
+                // At most 100 goals a store-hour: read at once, sent a page at a time.
+                Rows::Goals => {
+                    let last = until.map(|day| day + chrono::Days::new(1));
+                    match store
+                        .goal_hours_since(activity::summary::midnight(since))
+                        .await
+                    {
+                        Ok(rows) => {
+                            let rows: Vec<_> = rows
+                                .into_iter()
+                                .filter(|row| {
+                                    last.is_none_or(|last| {
+                                        row.hour < activity::summary::midnight(last)
+                                    })
+                                })
+                                .collect();
+                            let mut sent = true;
+                            for page in rows.chunks(EXPORT_PAGE) {
+                                let mut out = Vec::new();
+                                export::goals_page(&mut pages, page, &mut out)?;
+                                if chunks.send(out).await.is_err() {
+                                    sent = false;
+                                    break;
+                                }
+                            }
+                            Ok(sent)
+                        }
+                        Err(error) => Err(PageError::Store(error)),
+                    }
+                }
             };
             match read {
                 Ok(true) => {}

@@ -14,7 +14,7 @@ use crate::port::figures::CostMeter;
 use crate::port::readers::{
     day_requests_from_hours, latest_of_all, page_of_hours, page_of_visitors, read_and_summarize,
 };
-use crate::port::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
+use crate::port::rows::{Availability, Batch, Cost, GoalHour, HourRow, VisitorDay};
 use crate::port::store::{ActivityStore, Imported, Retention, StoreError};
 use crate::request::bot_class::BotClass;
 use crate::request::hit::StoreName;
@@ -218,6 +218,17 @@ impl ActivityStore for MemoryStore {
             .collect())
     }
 
+    async fn goal_hours_since(&self, since: DateTime<Utc>) -> Result<Vec<GoalHour>, StoreError> {
+        self.reachable().await?;
+        Ok(self
+            .kept()
+            .goal_hours
+            .iter()
+            .filter(|row| row.hour >= since)
+            .cloned()
+            .collect())
+    }
+
     async fn paths_in_hour(&self, hour: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
         self.reachable().await?;
         Ok(self
@@ -313,6 +324,7 @@ impl ActivityStore for MemoryStore {
         kept.visitors.retain(|row| row.day >= visitor_cutoff);
         if let Some(hour_cutoff) = self.retention.first_hour(now) {
             kept.hours.retain(|row| row.hour >= hour_cutoff);
+            kept.goal_hours.retain(|row| row.hour >= hour_cutoff);
         }
         Ok(())
     }

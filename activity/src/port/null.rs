@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::port::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
+use crate::port::rows::{Availability, Batch, Cost, GoalHour, HourRow, VisitorDay};
 use crate::port::store::{ActivityStore, Imported, StoreError};
 use crate::request::bot_class::BotClass;
 use crate::request::hit::StoreName;
@@ -48,6 +48,10 @@ impl ActivityStore for NullStore {
     }
 
     async fn hours_since(&self, _since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    async fn goal_hours_since(&self, _since: DateTime<Utc>) -> Result<Vec<GoalHour>, StoreError> {
         Ok(Vec::new())
     }
 

@@ -65,6 +65,24 @@ impl HourRow {
     }
 }
 
+/// Requests that reached one goal in one hour, on one store: what a goal
+/// keeps after its visitor-days expire.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GoalHour {
+    /// The store that served them.
+    pub store: StoreName,
+    /// The start of the hour (UTC).
+    pub hour: DateTime<Utc>,
+    /// The goal.
+    pub goal: Goal,
+    /// All counted requests that reached it.
+    pub requests: u64,
+    /// How many of them were bots.
+    pub bots: u64,
+    /// How many of them were the site's own reads.
+    pub self_reads: u64,
+}
+
 /// How often a path was requested within a visitor-day.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PathCount {
@@ -185,6 +203,9 @@ pub struct Batch {
     pub marks: Vec<FilesMark>,
     /// Per store, day and class: the bot requests to add.
     pub bot_days: Vec<BotDay>,
+    /// Per store, hour and goal: the requests that reached it.
+    #[serde(default)]
+    pub goal_hours: Vec<GoalHour>,
     /// How many hits the batch holds.
     pub hits: u64,
     /// How many marks of file requests it took in, whether they found their
@@ -218,6 +239,8 @@ impl Batch {
         let mut visitors: FastMap<(&'a StoreName, NaiveDate, &'a VisitorToken), VisitorFold<'a>> =
             FastMap::default();
         let mut bot_days: FastMap<(&'a StoreName, NaiveDate, BotClass), u64> = FastMap::default();
+        let mut goal_hours: FastMap<(&'a StoreName, DateTime<Utc>, &'a Goal), [u64; 3]> =
+            FastMap::default();
         let mut marks: BTreeSet<&'a FilesMark> = BTreeSet::new();
         let (mut count, mut files) = (0, 0);
         for item in seen {
@@ -241,6 +264,14 @@ impl Batch {
             row[0] += 1;
             row[1] += bot;
             row[2] += own;
+            if let Some(goal) = &hit.goal {
+                let row = goal_hours
+                    .entry((&hit.store, hour_of(hit.at), goal))
+                    .or_default();
+                row[0] += 1;
+                row[1] += bot;
+                row[2] += own;
+            }
 
             let day = hit.at.date_naive();
             if let Some(class) = hit.bot_class {
@@ -282,20 +313,37 @@ impl Batch {
                     requests,
                 })
                 .collect(),
+            goal_hours: sorted(goal_hours)
+                .into_iter()
+                .map(
+                    |((store, hour, goal), [requests, bots, self_reads])| GoalHour {
+                        store: store.clone(),
+                        hour,
+                        goal: goal.clone(),
+                        requests,
+                        bots,
+                        self_reads,
+                    },
+                )
+                .collect(),
             hits: count,
             files,
         }
     }
 
     /// The rows a store upserts for it: hourly rows, visitor-days with
-    /// their paths and sources, bot days and marks.
+    /// their paths, sources and goals, bot days, marks and goals' hours.
     pub fn rows(&self) -> u64 {
         let visitors: usize = self
             .visitors
             .iter()
             .map(|row| 1 + row.top_paths.len() + row.sources.len() + row.goals.len())
             .sum();
-        (self.hours.len() + visitors + self.bot_days.len() + self.marks.len()) as u64
+        (self.hours.len()
+            + visitors
+            + self.bot_days.len()
+            + self.marks.len()
+            + self.goal_hours.len()) as u64
     }
 
     /// Whether the batch adds nothing.

@@ -11,7 +11,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::port::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
+use crate::port::rows::{Availability, Batch, Cost, GoalHour, HourRow, VisitorDay};
 use crate::request::bot_class::BotClass;
 use crate::request::hit::StoreName;
 use crate::sums::filter::Filter;
@@ -172,6 +172,9 @@ pub trait ActivityStore: Send + Sync {
 
     /// Hourly rows from `since` on.
     async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError>;
+
+    /// Goals' hourly rows from `since` on (kept as long as the hourly rows).
+    async fn goal_hours_since(&self, since: DateTime<Utc>) -> Result<Vec<GoalHour>, StoreError>;
 
     /// At most `limit` hourly rows from `since` on, in the order of hour
     /// and path, after the row of `after` (hour and path) if given: an

@@ -9,9 +9,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::port::rows::{Batch, BotDay, HourRow, VisitorDay};
+use crate::port::rows::{Batch, BotDay, GoalHour, HourRow, VisitorDay};
 use crate::request::bot_class::BotClass;
 use crate::request::evidence::Evidence;
+use crate::request::goal::Goal;
 use crate::request::hit::StoreName;
 use crate::request::mark::FilesMark;
 use crate::visitor::token::VisitorToken;
@@ -19,6 +20,7 @@ use crate::visitor::token::VisitorToken;
 type HourKey = (StoreName, DateTime<Utc>, String);
 type VisitorKey = (StoreName, NaiveDate, VisitorToken);
 type BotKey = (StoreName, NaiveDate, BotClass);
+type GoalKey = (StoreName, DateTime<Utc>, Goal);
 
 /// Batches added together, not yet written.
 #[derive(Debug, Default)]
@@ -29,6 +31,8 @@ pub struct PendingRows {
     /// Marks whose visitor-day is in no pending row (the store sets them).
     marks: BTreeSet<FilesMark>,
     bot_days: BTreeMap<BotKey, u64>,
+    /// A goal's hour: requests, bots, self-reads.
+    goal_hours: BTreeMap<GoalKey, [u64; 3]>,
     hits: u64,
     files: u64,
 }
@@ -74,6 +78,15 @@ impl PendingRows {
                 .entry((row.store, row.day, row.class))
                 .or_default() += row.requests;
         }
+        for row in batch.goal_hours {
+            let kept = self
+                .goal_hours
+                .entry((row.store, row.hour, row.goal))
+                .or_default();
+            kept[0] += row.requests;
+            kept[1] += row.bots;
+            kept[2] += row.self_reads;
+        }
         self.hits += batch.hits;
         self.files += batch.files;
     }
@@ -83,11 +96,16 @@ impl PendingRows {
         self.hits == 0 && self.marks.is_empty()
     }
 
-    /// The rows pending: hourly rows, visitor-days, bot days and marks (a
+    /// The rows pending: hourly rows, visitor-days, bot days, marks and
+    /// goals' hours (a
     /// visitor-day's paths and sources ride with it, at most a few per
     /// visitor-day under the hourly path budget).
     pub fn rows(&self) -> usize {
-        self.hours.len() + self.visitors.len() + self.bot_days.len() + self.marks.len()
+        self.hours.len()
+            + self.visitors.len()
+            + self.bot_days.len()
+            + self.marks.len()
+            + self.goal_hours.len()
     }
 
     /// The hits folded into them.
@@ -119,6 +137,20 @@ impl PendingRows {
                     class,
                     requests,
                 })
+                .collect(),
+            goal_hours: self
+                .goal_hours
+                .into_iter()
+                .map(
+                    |((store, hour, goal), [requests, bots, self_reads])| GoalHour {
+                        store,
+                        hour,
+                        goal,
+                        requests,
+                        bots,
+                        self_reads,
+                    },
+                )
                 .collect(),
             hits: self.hits,
             files: self.files,

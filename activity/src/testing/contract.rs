@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 
-use crate::port::rows::{Batch, HourRow, Seen, VisitorDay};
+use crate::port::rows::{Batch, GoalHour, HourRow, Seen, VisitorDay};
 use crate::port::store::ActivityStore;
 use crate::request::bot_class::BotClass;
 use crate::request::evidence::{Evidence, FilesMark};
@@ -15,6 +15,11 @@ use super::contract_hits::{goal, hit, token};
 
 fn sorted_hours(mut rows: Vec<HourRow>) -> Vec<HourRow> {
     rows.sort_by(|a, b| (a.hour, &a.path).cmp(&(b.hour, &b.path)));
+    rows
+}
+
+fn sorted_goal_hours(mut rows: Vec<GoalHour>) -> Vec<GoalHour> {
+    rows.sort_by(|a, b| (a.hour, &a.goal).cmp(&(b.hour, &b.goal)));
     rows
 }
 
@@ -166,6 +171,16 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         sorted_hours(expected.hours.clone()),
         "hourly rows add up"
     );
+    let goal_hours = store
+        .goal_hours_since(since)
+        .await
+        .unwrap_or_else(|e| panic!("reads goals' hours: {e}"));
+    assert!(!expected.goal_hours.is_empty(), "the sample reaches goals");
+    assert_eq!(
+        sorted_goal_hours(goal_hours),
+        sorted_goal_hours(expected.goal_hours.clone()),
+        "goals' hourly rows add up, people's, bots' and own reads' apart"
+    );
     let later = store
         .hours_since(noon(today, 0))
         .await
@@ -274,10 +289,43 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         "the hour pages hold every row"
     );
 
+    // An hour older than hourly rows are kept by default, with a goal.
+    let ancient = noon(
+        today - Duration::days(i64::from(crate::store::DEFAULT_HOUR_DAYS) + 5),
+        0,
+    );
+    let ancient_hit = goal(
+        hit(&name, ancient, 7, "/signup", Kind::Person, None),
+        "signup",
+    );
+    let ancient_rows = Batch::fold(&[ancient_hit]);
+    store
+        .record(&Batch {
+            visitors: Vec::new(),
+            ..ancient_rows
+        })
+        .await
+        .unwrap_or_else(|e| panic!("records an old hour: {e}"));
     store
         .enforce_retention(now)
         .await
         .unwrap_or_else(|e| panic!("enforces retention: {e}"));
+    // Goals' hours are kept exactly as long as the hourly rows (by
+    // default the old hour is gone; a store that keeps hours keeps both).
+    let old = |hours: Vec<DateTime<Utc>>| hours.iter().filter(|hour| **hour < since).count();
+    let hours_left = store
+        .hours_since(ancient)
+        .await
+        .unwrap_or_else(|e| panic!("reads hours: {e}"));
+    let goals_left = store
+        .goal_hours_since(ancient)
+        .await
+        .unwrap_or_else(|e| panic!("reads goals' hours: {e}"));
+    assert_eq!(
+        old(hours_left.iter().map(|row| row.hour).collect()),
+        old(goals_left.iter().map(|row| row.hour).collect()),
+        "a goal's hour expires with the hourly rows"
+    );
     let visitors = store
         .visitors_since(old_day)
         .await

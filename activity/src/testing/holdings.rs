@@ -13,8 +13,9 @@ use crate::testing::sample;
 
 /// Migration 0010 (both stores) undone: visitor-days without their goals.
 /// A store put back to it reads as [`Holdings::without_goals`].
-pub const BEFORE_0010: [&str; 2] = [
+pub const BEFORE_0010: [&str; 3] = [
     "DROP TABLE visitor_goals",
+    "DROP TABLE hour_goals",
     "DELETE FROM _sqlx_migrations WHERE version = 10",
 ];
 

@@ -80,6 +80,7 @@ pub fn day_rows(store: &StoreName, day: NaiveDate, visitors: u32, seed: u64) -> 
     let mut next = stream(seed ^ u64::from(day.to_epoch_days().unsigned_abs()));
     let midnight = day.and_time(chrono::NaiveTime::MIN).and_utc();
     let mut hours: BTreeMap<(i64, u64), (u64, u64, u64)> = BTreeMap::new();
+    let mut goal_hours: BTreeMap<(i64, crate::request::goal::Goal), [u64; 3]> = BTreeMap::new();
     let mut rows = Vec::with_capacity(visitors as usize);
     let mut hits = 0;
     for n in 0..visitors {
@@ -169,8 +170,27 @@ pub fn day_rows(store: &StoreName, day: NaiveDate, visitors: u32, seed: u64) -> 
             pages,
             goals: sample_goals(n),
         });
+        for goal in sample_goals(n) {
+            let cell = goal_hours.entry((hour, goal.goal)).or_default();
+            cell[0] += goal.requests;
+            cell[1] += bots * goal.requests;
+            cell[2] += self_reads * goal.requests;
+        }
     }
     Batch {
+        goal_hours: goal_hours
+            .into_iter()
+            .map(
+                |((hour, goal), [requests, bots, self_reads])| crate::port::rows::GoalHour {
+                    store: store.clone(),
+                    hour: midnight + Duration::hours(hour),
+                    goal,
+                    requests,
+                    bots,
+                    self_reads,
+                },
+            )
+            .collect(),
         hours: hours
             .into_iter()
             .map(|((hour, path), (requests, bots, self_reads))| HourRow {

@@ -204,7 +204,7 @@ async fn export(admin: &Admin, file: &str, request: &http::request::Parts) -> Re
     };
     let allowed = match rows {
         Rows::Visitors => admin.signed_in(&request.headers, now),
-        Rows::Hours | Rows::Notes => admin.may_read_aggregates(&request.headers, now),
+        Rows::Hours | Rows::Notes | Rows::Goals => admin.may_read_aggregates(&request.headers, now),
     };
     if !allowed {
         return plain(StatusCode::UNAUTHORIZED, "sign in to the Admin tab first\n");

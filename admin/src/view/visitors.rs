@@ -25,6 +25,9 @@ fn Exports(span: Signal<Span>, visitors: bool) -> impl IntoView {
             "Download the hourly rows: "
             <a href=move || link("hours", "csv") download>"CSV"</a> " · "
             <a href=move || link("hours", "json") download>"JSON"</a>
+            ". The goals by hour: "
+            <a href=move || link("goals", "csv") download>"CSV"</a> " · "
+            <a href=move || link("goals", "json") download>"JSON"</a>
             ". The chart's notes: "
             <a href=move || link("notes", "csv") download>"CSV"</a> " · "
             <a href=move || link("notes", "json") download>"JSON"</a>

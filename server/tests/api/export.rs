@@ -22,7 +22,12 @@ fn export(args: &[&str]) -> (String, String, bool) {
 
 #[tokio::test]
 async fn exports_hours_and_visitors_as_json_and_csv() {
-    let mut app = spawn_app_with(&["--own-address=none", "--trusted-proxy=127.0.0.1"]).await;
+    let mut app = spawn_app_with(&[
+        "--own-address=none",
+        "--trusted-proxy=127.0.0.1",
+        "--goal=cv read=/resume",
+    ])
+    .await;
     for (path, client) in [
         ("/", "203.0.113.7"),
         ("/resume?ref=cv", "203.0.113.7"),
@@ -88,6 +93,18 @@ async fn exports_hours_and_visitors_as_json_and_csv() {
         prober.contains(",bot,every request a bot's or the site's own,scanner,"),
         "{prober}"
     );
+    assert!(
+        reader.ends_with(r#","[{""goal"":""cv read"",""requests"":1}]""#),
+        "the goal its path reached: {reader}"
+    );
+    // The goals by hour: the path's goal, by the request's own kind (a
+    // browser's agent: its visitor-day's verdict is read later, from its rows).
+    let (csv, stderr, ok) = export(&["goals", &data, "--since=2000-01-01", "--format=csv"]);
+    assert!(ok, "{stderr}");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 2, "{csv}");
+    assert_eq!(lines[0], "store,hour,goal,requests,bots,self_reads");
+    assert!(lines[1].ends_with(",cv read,1,0,0"), "{csv}");
     let (json, stderr, ok) = export(&["visitors", &data, "--since=2000-01-01"]);
     assert!(ok, "{stderr}");
     let rows: Vec<serde_json::Value> = serde_json::from_str(&json).expect("a JSON array");

@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 
 use activity::StoreName;
 use activity::bot_class::BotClass;
+use activity::goal::Goal;
 use activity::report::{BotCount, KindCounts};
 use activity::rows::{HourRow, VisitorDay};
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
@@ -176,10 +177,29 @@ pub struct DayBody {
     /// Whether every hourly document of the day has expired.
     #[serde(default)]
     pub hours_gone: bool,
+    /// The goals reached per hour (at most 100 goals an hour, so a few
+    /// thousand rows a day at most): kept, and expired, with the hours.
+    #[serde(default)]
+    pub goal_hours: Vec<GoalHourCounts>,
     /// Set while the day's visitor documents are being deleted, their
     /// counts already in `expired`: readers leave them out.
     #[serde(default)]
     pub expiring: bool,
+}
+
+/// One goal in one hour of a day's document (its store is the partition's).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GoalHourCounts {
+    /// The start of the hour.
+    pub hour: DateTime<Utc>,
+    /// The goal.
+    pub goal: Goal,
+    /// Its requests.
+    pub requests: u64,
+    /// Of them, the bots'.
+    pub bots: u64,
+    /// Of them, the site's own reads.
+    pub self_reads: u64,
 }
 
 /// The list of days that have a partition.

@@ -7,9 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use activity::StoreName;
 use activity::bot_class::BotClass;
 use activity::evidence::Evidence;
+use activity::goal::Goal;
 use activity::path::OTHER_PATHS;
 use activity::rows::{Batch, HourRow, PathCount, VisitorDay};
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::docs::{self, DayBody};
 
@@ -42,6 +43,8 @@ pub struct DayDelta {
     pub marks: u64,
     /// Bot requests per class.
     pub bots: BTreeMap<BotClass, u64>,
+    /// Requests per hour and goal: requests, bots, self-reads.
+    pub goal_hours: BTreeMap<(DateTime<Utc>, Goal), [u64; 3]>,
 }
 
 /// A batch's parts, by store and day.
@@ -69,6 +72,18 @@ pub fn split(batch: &Batch) -> Parts {
         let part = parts.entry((mark.store.clone(), mark.day)).or_default();
         part.day.marks += 1;
         part.marked.insert(format!("v{}", mark.visitor));
+    }
+    for row in &batch.goal_hours {
+        let kept = parts
+            .entry((row.store.clone(), row.hour.date_naive()))
+            .or_default()
+            .day
+            .goal_hours
+            .entry((row.hour, row.goal.clone()))
+            .or_default();
+        kept[0] += row.requests;
+        kept[1] += row.bots;
+        kept[2] += row.self_reads;
     }
     for bot in &batch.bot_days {
         *parts
@@ -106,6 +121,13 @@ impl Part {
             for (class, requests) in &earlier.day.bots {
                 if let Some(kept) = day.bots.get_mut(class) {
                     *kept = kept.saturating_sub(*requests);
+                }
+            }
+            for (key, before) in &earlier.day.goal_hours {
+                if let Some(kept) = day.goal_hours.get_mut(key) {
+                    for (count, before) in kept.iter_mut().zip(before) {
+                        *count = count.saturating_sub(*before);
+                    }
                 }
             }
         } else if let (Some(row), Some(before)) = (self.hours.get_mut(id), earlier.hours.get(id)) {
@@ -198,5 +220,25 @@ pub fn add_day(kept: &mut DayBody, delta: &DayDelta, day: NaiveDate, has_hours: 
     kept.marks += delta.marks;
     for (class, requests) in &delta.bots {
         *kept.bots.entry(*class).or_default() += requests;
+    }
+    for ((hour, goal), [requests, bots, self_reads]) in &delta.goal_hours {
+        match kept
+            .goal_hours
+            .iter_mut()
+            .find(|row| row.hour == *hour && row.goal == *goal)
+        {
+            Some(row) => {
+                row.requests += requests;
+                row.bots += bots;
+                row.self_reads += self_reads;
+            }
+            None => kept.goal_hours.push(docs::GoalHourCounts {
+                hour: *hour,
+                goal: goal.clone(),
+                requests: *requests,
+                bots: *bots,
+                self_reads: *self_reads,
+            }),
+        }
     }
 }

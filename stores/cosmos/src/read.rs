@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use activity::StoreName;
 use activity::VisitorToken;
-use activity::rows::{HourRow, VisitorDay};
+use activity::rows::{GoalHour, HourRow, VisitorDay};
 use activity::store::StoreError;
 use chrono::{DateTime, NaiveDate, Utc};
 use futures::{StreamExt, TryStreamExt};
@@ -99,6 +99,30 @@ pub async fn hours_since(
         .try_collect()
         .await?;
     Ok(rows.into_iter().flatten().collect())
+}
+
+/// Goals' hourly rows from `since` on, from the days' own documents.
+pub async fn goal_hours_since(
+    container: &Container,
+    store: &StoreName,
+    since: DateTime<Utc>,
+) -> Result<Vec<GoalHour>, StoreError> {
+    let mut rows: Vec<GoalHour> = day_docs(container, store, since.date_naive())
+        .await?
+        .into_iter()
+        .flat_map(|(_, day)| day.goal_hours)
+        .filter(|row| row.hour >= since)
+        .map(|row| GoalHour {
+            store: store.clone(),
+            hour: row.hour,
+            goal: row.goal,
+            requests: row.requests,
+            bots: row.bots,
+            self_reads: row.self_reads,
+        })
+        .collect();
+    rows.sort_by(|a, b| (a.hour, &a.goal).cmp(&(b.hour, &b.goal)));
+    Ok(rows)
 }
 
 /// The paths kept for the hour starting `hour`.

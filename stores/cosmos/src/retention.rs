@@ -166,7 +166,12 @@ async fn expire_hours(
         } else {
             (Some(requests), false)
         };
-        if doc.body.requests == want && doc.body.hours_gone == want_gone {
+        let goals_before = doc.body.goal_hours.len();
+        doc.body.goal_hours.retain(|row| row.hour >= first_hour);
+        if doc.body.requests == want
+            && doc.body.hours_gone == want_gone
+            && doc.body.goal_hours.len() == goals_before
+        {
             return Ok(());
         }
         doc.body.requests = want;

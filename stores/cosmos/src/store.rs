@@ -10,7 +10,7 @@ use activity::VisitorToken;
 use activity::bot_class::BotClass;
 use activity::filter::Filter;
 use activity::report::{BotCount, FunnelStep, KindCounts};
-use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
+use activity::rows::{Availability, Batch, Cost, GoalHour, HourRow, VisitorDay};
 use activity::store::{
     ActivityStore, Imported, LastWrite, Retention, StoreError, availability_of, read_and_summarize,
 };
@@ -119,6 +119,10 @@ impl ActivityStore for CosmosStore {
 
     async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
         read::hours_since(&self.container, &self.name, since).await
+    }
+
+    async fn goal_hours_since(&self, since: DateTime<Utc>) -> Result<Vec<GoalHour>, StoreError> {
+        read::goal_hours_since(&self.container, &self.name, since).await
     }
 
     async fn hours_page(

@@ -8,3 +8,15 @@ CREATE TABLE visitor_goals (
     requests    BIGINT NOT NULL,
     CONSTRAINT visitor_goals_key PRIMARY KEY (visitor_day, goal)
 );
+
+-- Requests that reached each goal per store and UTC hour, by kind: kept as
+-- long as the hourly rows, after the visitor-days have expired.
+CREATE TABLE hour_goals (
+    store      TEXT        NOT NULL,
+    hour       TIMESTAMPTZ NOT NULL, -- start of the UTC hour
+    goal       TEXT        NOT NULL,
+    requests   BIGINT      NOT NULL,
+    bots       BIGINT      NOT NULL,
+    self_reads BIGINT      NOT NULL,
+    PRIMARY KEY (store, hour, goal)
+);

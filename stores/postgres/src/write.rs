@@ -75,6 +75,20 @@ pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreErro
         .bind(rows.iter().map(|r| int(r.bots)).collect::<Vec<_>>())
         .bind(rows.iter().map(|r| int(r.self_reads)).collect::<Vec<_>>());
     run(&mut tx, rows.len(), query).await?;
+    let rows = &batch.goal_hours;
+    let goal_hours = unnest(
+        upsert::GOAL_HOURS,
+        &["text", "timestamptz", "text", "int8", "int8", "int8"],
+        "*",
+    );
+    let query = sqlx::query(&goal_hours)
+        .bind(rows.iter().map(|r| r.store.as_str()).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| r.hour).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| r.goal.name()).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| int(r.requests)).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| int(r.bots)).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| int(r.self_reads)).collect::<Vec<_>>());
+    run(&mut tx, rows.len(), query).await?;
 
     let requests = activity_sql::day_requests(batch);
     let totals = unnest(upsert::DAY_REQUESTS, &["text", "date", "int8"], "*");

@@ -12,7 +12,9 @@ use activity::evidence::Evidence;
 use activity::goal::Goal;
 use activity::page_loads::{CampaignAt, PageAt, PageLoads};
 use activity::report::{BotCount, KindCounts};
-use activity::rows::{GoalCount, HourRow, Parts, PathCount, SourceCount, VisitorDay, attach_parts};
+use activity::rows::{
+    GoalCount, GoalHour, HourRow, Parts, PathCount, SourceCount, VisitorDay, attach_parts,
+};
 use activity::source::Source;
 use activity::store::StoreError;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -55,6 +57,32 @@ pub(crate) async fn hours_since<E: Engine>(
     let query = E::bind_hour(E::bind_text(query, store.as_str()), since);
     let rows = E::fetch_all(pool, query).await.map_err(failed)?;
     rows.iter().map(|row| hour_row::<E>(row, store)).collect()
+}
+
+/// Goals' hourly rows from `since` on, by hour and goal.
+pub(crate) async fn goal_hours_since<E: Engine>(
+    pool: &Pool<E::Db>,
+    store: &StoreName,
+    since: DateTime<Utc>,
+) -> Result<Vec<GoalHour>, StoreError> {
+    let query = sqlx::query(
+        "SELECT hour, goal, requests, bots, self_reads FROM hour_goals \
+         WHERE store = $1 AND hour >= $2 ORDER BY hour, goal",
+    );
+    let query = E::bind_hour(E::bind_text(query, store.as_str()), since);
+    let rows = E::fetch_all(pool, query).await.map_err(failed)?;
+    rows.iter()
+        .map(|row| {
+            Ok(GoalHour {
+                store: store.clone(),
+                hour: E::hour(row, "hour")?,
+                goal: Goal::try_from(E::text(row, "goal")?).map_err(|_| invalid("goal"))?,
+                requests: count(E::int(row, "requests")?),
+                bots: count(E::int(row, "bots")?),
+                self_reads: count(E::int(row, "self_reads")?),
+            })
+        })
+        .collect()
 }
 
 /// The paths kept for one store and hour.

@@ -103,6 +103,13 @@ pub(crate) async fn enforce<E: Engine>(
             .await
             .map_err(failed)?;
         let query = E::bind_text(
+            sqlx::query("DELETE FROM hour_goals WHERE store = $1 AND hour < $2"),
+            store.as_str(),
+        );
+        E::execute(&mut tx, E::bind_hour(query, first_hour))
+            .await
+            .map_err(failed)?;
+        let query = E::bind_text(
             sqlx::query("DELETE FROM day_totals WHERE store = $1 AND day <= $2"),
             store.as_str(),
         );

@@ -11,7 +11,7 @@ use activity::VisitorToken;
 use activity::bot_class::BotClass;
 use activity::filter::Filter;
 use activity::report::{BotCount, FunnelStep, KindCounts};
-use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
+use activity::rows::{Availability, Batch, Cost, GoalHour, HourRow, VisitorDay};
 use activity::store::{
     ActivityStore, CostMeter, Imported, LastWrite, Retention, StoreError, availability_of,
 };
@@ -174,6 +174,12 @@ impl<E: Engine> ActivityStore for SqlStore<E> {
     async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
         let started = Instant::now();
         let result = read::hours_since::<E>(&self.pool, &self.name, since).await;
+        self.metered(started, result)
+    }
+
+    async fn goal_hours_since(&self, since: DateTime<Utc>) -> Result<Vec<GoalHour>, StoreError> {
+        let started = Instant::now();
+        let result = read::goal_hours_since::<E>(&self.pool, &self.name, since).await;
         self.metered(started, result)
     }
 

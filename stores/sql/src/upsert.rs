@@ -40,6 +40,16 @@ pub const HOURS: Upsert = Upsert {
                self_reads = hours.self_reads + excluded.self_reads",
 };
 
+/// Requests per store, hour and goal.
+pub const GOAL_HOURS: Upsert = Upsert {
+    table: "hour_goals",
+    columns: "store, hour, goal, requests, bots, self_reads",
+    conflict: "ON CONFLICT (store, hour, goal) DO UPDATE SET \
+               requests = hour_goals.requests + excluded.requests, \
+               bots = hour_goals.bots + excluded.bots, \
+               self_reads = hour_goals.self_reads + excluded.self_reads",
+};
+
 /// A batch's requests per day.
 pub const DAY_REQUESTS: Upsert = Upsert {
     table: "day_totals",

@@ -33,6 +33,16 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
                 .bind(int(row.self_reads))
         })
         .await?;
+    GOAL_HOURS
+        .run(&mut tx, &batch.goal_hours, |q, row| {
+            q.bind(row.store.as_str())
+                .bind(row.hour.timestamp())
+                .bind(row.goal.name())
+                .bind(int(row.requests))
+                .bind(int(row.bots))
+                .bind(int(row.self_reads))
+        })
+        .await?;
     DAY_REQUESTS.run(&mut tx, &requests, day_count).await?;
     // The numbers new visitor-days get, in order; a row already kept keeps
     // its own (the transaction holds the write lock, so none is taken twice).
@@ -148,6 +158,8 @@ fn chunked(upsert: Upsert, select: &str, columns: usize) -> Chunked {
 }
 
 static HOURS: LazyLock<Chunked> = LazyLock::new(|| chunked(upsert::HOURS, "*", 6));
+
+static GOAL_HOURS: LazyLock<Chunked> = LazyLock::new(|| chunked(upsert::GOAL_HOURS, "*", 6));
 
 static DAY_REQUESTS: LazyLock<Chunked> = LazyLock::new(|| chunked(upsert::DAY_REQUESTS, "*", 3));
 

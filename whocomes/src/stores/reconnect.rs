@@ -24,7 +24,7 @@ use activity::StoreName;
 use activity::bot_class::BotClass;
 use activity::filter::Filter;
 use activity::report::{BotCount, FunnelStep, KindCounts};
-use activity::rows::{Availability, Batch, Cost, HourRow, VisitorDay};
+use activity::rows::{Availability, Batch, Cost, GoalHour, HourRow, VisitorDay};
 use activity::store::{ActivityStore, Imported, NullStore, StoreError};
 use activity::summary::DaySummary;
 use async_trait::async_trait;
@@ -267,6 +267,11 @@ impl ActivityStore for ReconnectingStore {
     async fn hours_since(&self, since: DateTime<Utc>) -> Result<Vec<HourRow>, StoreError> {
         let store = self.live()?;
         self.health.within(store.hours_since(since)).await
+    }
+
+    async fn goal_hours_since(&self, since: DateTime<Utc>) -> Result<Vec<GoalHour>, StoreError> {
+        let store = self.live()?;
+        self.health.within(store.goal_hours_since(since)).await
     }
 
     async fn paths_in_hour(&self, hour: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
