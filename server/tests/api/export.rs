@@ -99,12 +99,12 @@ async fn exports_hours_and_visitors_as_json_and_csv() {
     );
     // The goals by hour: the path's goal, by the request's own kind (a
     // browser's agent: its visitor-day's verdict is read later, from its rows).
-    let (csv, stderr, ok) = export(&["goals", &data, "--since=2000-01-01", "--format=csv"]);
+    let (goals, stderr, ok) = export(&["goals", &data, "--since=2000-01-01", "--format=csv"]);
     assert!(ok, "{stderr}");
-    let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines.len(), 2, "{csv}");
-    assert_eq!(lines[0], "store,hour,goal,requests,bots,self_reads");
-    assert!(lines[1].ends_with(",cv read,1,0,0"), "{csv}");
+    let goal_lines: Vec<&str> = goals.lines().collect();
+    assert_eq!(goal_lines.len(), 2, "{goals}");
+    assert_eq!(goal_lines[0], "store,hour,goal,requests,bots,self_reads");
+    assert!(goal_lines[1].ends_with(",cv read,1,0,0"), "{goals}");
     let (json, stderr, ok) = export(&["visitors", &data, "--since=2000-01-01"]);
     assert!(ok, "{stderr}");
     let rows: Vec<serde_json::Value> = serde_json::from_str(&json).expect("a JSON array");
