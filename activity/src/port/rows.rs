@@ -616,3 +616,39 @@ impl<'a> VisitorFold<'a> {
         row
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn goals(names: impl IntoIterator<Item = (String, u64)>) -> Vec<GoalCount> {
+        names
+            .into_iter()
+            .map(|(name, requests)| GoalCount {
+                goal: Goal::new(&name).expect("a label"),
+                requests,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_visitor_day_names_its_most_reached_goals_and_adds_up_the_rest() {
+        let mut many = goals((0..40).map(|n| (format!("goal {n}"), n + 1)));
+        many.extend(goals([("(other goals)".to_owned(), 5)]));
+        let all: u64 = many.iter().map(|g| g.requests).sum();
+        bound_goals(&mut many);
+        assert_eq!(many.len(), GOALS_PER_VISITOR_DAY);
+        assert_eq!(many.iter().map(|g| g.requests).sum::<u64>(), all, "exact");
+        assert_eq!(many[0].goal.name(), "(other goals)", "the rest, most first");
+        assert!(many.iter().any(|g| g.goal.name() == "goal 39"));
+        assert!(many.iter().all(|g| g.goal.name() != "goal 0"));
+        let mut few = goals([
+            ("b".to_owned(), 1),
+            ("a".to_owned(), 1),
+            ("c".to_owned(), 2),
+        ]);
+        bound_goals(&mut few);
+        let names: Vec<&str> = few.iter().map(|g| g.goal.name()).collect();
+        assert_eq!(names, ["c", "a", "b"], "most first, ties by name");
+    }
+}
