@@ -124,24 +124,27 @@ async fn counted_requests_reach_the_store_and_others_do_not() {
     assert_eq!(hours.iter().map(|h| h.requests).sum::<u64>(), 4);
 }
 
-/// A handler marks its answer with a goal; the operator names a path one.
-#[tokio::test]
-async fn a_goal_marked_by_the_handler_or_the_path_reaches_the_visitor_day() {
-    use whocomes_activity::goal::Goal;
-    use whocomes_activity::rules::GoalPath;
+/// The test's counter, with the path `/file` as the goal `download`.
+fn download_counter() -> Counter {
     let rules = Rules::new(whocomes_activity::RulesConfig {
-        goal_paths: vec!["download=/file".parse::<GoalPath>().expect("a goal path")],
+        goal_paths: vec!["download=/file".parse().expect("a goal path")],
         ..Default::default()
     })
     .expect("rules");
-    let counter = Counter::new(
+    Counter::new(
         rules,
         VisitorKey::from_text("recording-test").expect("a key"),
         TrustedProxies::default(),
         StoreName::parse("memory").expect("a name"),
-    );
+    )
+}
+
+/// A handler marks its answer with a goal; the operator names a path one.
+#[tokio::test]
+async fn a_goal_marked_by_the_handler_or_the_path_reaches_the_visitor_day() {
+    use whocomes_activity::goal::Goal;
     let store = store();
-    let (layer, writer) = start(counter, store.clone(), RecorderConfig::default());
+    let (layer, writer) = start(download_counter(), store.clone(), RecorderConfig::default());
     // The site: /join marks signup (and so does its stylesheet, which is
     // no counted request).
     let mut site = layer.layer(service_fn(|request: http::Request<()>| async move {
@@ -198,19 +201,8 @@ async fn a_goal_marked_by_the_handler_or_the_path_reaches_the_visitor_day() {
 /// A path named as a goal reaches nothing when the site has no such page.
 #[tokio::test]
 async fn a_goals_path_answered_not_found_reaches_no_goal() {
-    let rules = Rules::new(whocomes_activity::RulesConfig {
-        goal_paths: vec!["download=/file".parse().expect("a goal path")],
-        ..Default::default()
-    })
-    .expect("rules");
-    let counter = Counter::new(
-        rules,
-        VisitorKey::from_text("recording-test").expect("a key"),
-        TrustedProxies::default(),
-        StoreName::parse("memory").expect("a name"),
-    );
     let store = store();
-    let (layer, writer) = start(counter, store.clone(), RecorderConfig::default());
+    let (layer, writer) = start(download_counter(), store.clone(), RecorderConfig::default());
     send_to(&layer, request("/file", "203.0.113.7:1", BROWSER), |_| 404).await;
     drop(layer);
     writer.finish().await;
