@@ -220,36 +220,7 @@ impl Reading {
                 }
                 // Kept in the first store, and few: one page, from it alone.
                 Rows::Notes => return self.export_notes(store, pages, since, until, chunks).await,
-                // At most 100 goals a store-hour: read at once, sent a page at a time.
-                Rows::Goals => {
-                    let last = until.map(|day| day + chrono::Days::new(1));
-                    match store
-                        .goal_hours_since(activity::summary::midnight(since))
-                        .await
-                    {
-                        Ok(rows) => {
-                            let rows: Vec<_> = rows
-                                .into_iter()
-                                .filter(|row| {
-                                    last.is_none_or(|last| {
-                                        row.hour < activity::summary::midnight(last)
-                                    })
-                                })
-                                .collect();
-                            let mut sent = true;
-                            for page in rows.chunks(EXPORT_PAGE) {
-                                let mut out = Vec::new();
-                                export::goals_page(&mut pages, page, &mut out)?;
-                                if chunks.send(out).await.is_err() {
-                                    sent = false;
-                                    break;
-                                }
-                            }
-                            Ok(sent)
-                        }
-                        Err(error) => Err(PageError::Store(error)),
-                    }
-                }
+                Rows::Goals => goal_pages(store.as_ref(), &mut pages, since, until, &chunks).await,
             };
             match read {
                 Ok(true) => {}
@@ -291,6 +262,36 @@ type ReadPage<R> = Result<Vec<R>, activity::store::StoreError>;
 type WritePage<R> = fn(&mut export::Pages, &[R], &mut Vec<u8>) -> Result<(), ExportError>;
 
 /// Why paging stopped: a store's read or the writing.
+/// Goals' hourly rows of one store from `since` to `until`, sent a page at
+/// a time. Read at once: at most 100 goals a store-hour (the writer's
+/// budget), so a year is a few thousand rows on a site with a few goals.
+/// `false` when the reader has gone.
+async fn goal_pages(
+    store: &dyn ActivityStore,
+    pages: &mut export::Pages,
+    since: NaiveDate,
+    until: Option<NaiveDate>,
+    chunks: &tokio::sync::mpsc::Sender<Vec<u8>>,
+) -> Result<bool, PageError> {
+    let end = until.map(|day| activity::summary::midnight(day + chrono::Days::new(1)));
+    let rows = store
+        .goal_hours_since(activity::summary::midnight(since))
+        .await
+        .map_err(PageError::Store)?;
+    let rows: Vec<_> = rows
+        .into_iter()
+        .filter(|row| end.is_none_or(|end| row.hour < end))
+        .collect();
+    for page in rows.chunks(EXPORT_PAGE) {
+        let mut out = Vec::new();
+        export::goals_page(pages, page, &mut out).map_err(PageError::Export)?;
+        if chunks.send(out).await.is_err() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 enum PageError {
     Store(activity::store::StoreError),
     Export(ExportError),

@@ -258,16 +258,13 @@ impl Batch {
                 Kind::Bot => (1, 0),
                 Kind::SelfRead => (0, 1),
             };
-            let row = hours
-                .entry((&hit.store, hour_of(hit.at), &hit.path))
-                .or_default();
+            let hour = hour_of(hit.at);
+            let row = hours.entry((&hit.store, hour, &hit.path)).or_default();
             row[0] += 1;
             row[1] += bot;
             row[2] += own;
             if let Some(goal) = &hit.goal {
-                let row = goal_hours
-                    .entry((&hit.store, hour_of(hit.at), goal))
-                    .or_default();
+                let row = goal_hours.entry((&hit.store, hour, goal)).or_default();
                 row[0] += 1;
                 row[1] += bot;
                 row[2] += own;
