@@ -1,7 +1,7 @@
 //! The store that keeps activity in memory: the reference adapter the
 //! contract is first run on, for tests, and for trying whocomes out.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 #[cfg(feature = "server")]
 use std::time::Duration;
@@ -14,7 +14,7 @@ use crate::port::figures::CostMeter;
 use crate::port::readers::{
     day_requests_from_hours, latest_of_all, page_of_hours, page_of_visitors, read_and_summarize,
 };
-use crate::port::rows::{Availability, Batch, Cost, GoalHour, HourRow, VisitorDay};
+use crate::port::rows::{Availability, Batch, BatchId, Cost, GoalHour, HourRow, VisitorDay};
 use crate::port::store::{ActivityStore, Imported, Retention, StoreError};
 use crate::request::bot_class::BotClass;
 use crate::request::hit::StoreName;
@@ -36,6 +36,10 @@ pub struct MemoryStore {
     meter: CostMeter,
     failing: Mutex<Option<String>>,
     gone: Mutex<Option<Gone>>,
+    /// The names of the batches it has added (each adds once).
+    applied: Mutex<BTreeSet<BatchId>>,
+    /// Writes still to be kept and then answered as failed.
+    lost_replies: Mutex<u32>,
     /// How long each write takes before it is kept (tests of a slow store).
     #[cfg(feature = "server")]
     write_delay: Mutex<Duration>,
@@ -75,6 +79,8 @@ impl MemoryStore {
             meter: CostMeter::default(),
             failing: Mutex::new(None),
             gone: Mutex::new(None),
+            applied: Mutex::default(),
+            lost_replies: Mutex::default(),
             #[cfg(feature = "server")]
             write_delay: Mutex::default(),
             #[cfg(feature = "server")]
@@ -98,6 +104,13 @@ impl MemoryStore {
     /// tests of what happens when a store goes away.
     pub fn set_failing(&self, reason: Option<&str>) {
         *lock(&self.failing) = reason.map(str::to_owned);
+    }
+
+    /// Makes the next `writes` writes keep their batch and then fail, as a
+    /// write whose reply was lost on the way does. For tests of a writer
+    /// that cannot know whether a failed write was taken.
+    pub fn set_lost_replies(&self, writes: u32) {
+        *lock(&self.lost_replies) = writes;
     }
 
     /// Makes every later call (its availability, every read and write) fail
@@ -187,6 +200,14 @@ impl ActivityStore for MemoryStore {
         let failing = lock(&self.failing).clone();
         let result = match failing {
             Some(reason) => Err(StoreError::Unavailable(reason)),
+            // A batch it has added already (sent again) adds nothing.
+            None if batch
+                .id
+                .as_ref()
+                .is_some_and(|id| !lock(&self.applied).insert(id.clone())) =>
+            {
+                Ok(())
+            }
             None => {
                 let mut marks = self
                     .marks
@@ -200,7 +221,13 @@ impl ActivityStore for MemoryStore {
                 // A mark for a visitor-day this store has no row of marks nothing.
                 merged.marks.clear();
                 *kept = merged;
-                Ok(())
+                let mut lost_replies = lock(&self.lost_replies);
+                if *lost_replies > 0 {
+                    *lost_replies -= 1;
+                    Err(StoreError::Unavailable("the reply was lost".to_owned()))
+                } else {
+                    Ok(())
+                }
             }
         };
         self.meter.record(started, &result);

@@ -212,6 +212,54 @@ pub struct Batch {
     /// visitor-day in the batch or wait in [`marks`](Self::marks).
     #[serde(default)]
     pub files: u64,
+    /// The write's name, when the writer gave it one: a store that keeps
+    /// the names of the writes it applied adds a batch of a name it has
+    /// seen nothing (the same batch sent again after a lost reply, or
+    /// again from a journal after a restart, counts once).
+    #[serde(default)]
+    pub id: Option<BatchId>,
+}
+
+/// The name of one write: 32 hexadecimal digits, made at random by the
+/// writer, kept with the batch until the store has taken it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct BatchId(String);
+
+impl BatchId {
+    /// A name from 16 random bytes.
+    pub fn from_bytes(bytes: [u8; 16]) -> Self {
+        Self(format!("{:032x}", u128::from_be_bytes(bytes)))
+    }
+
+    /// The name as text (what a store keeps).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for BatchId {
+    type Error = &'static str;
+
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        if text.len() == 32 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            Ok(Self(text.to_ascii_lowercase()))
+        } else {
+            Err("a batch's name is 32 hexadecimal digits")
+        }
+    }
+}
+
+impl From<BatchId> for String {
+    fn from(id: BatchId) -> Self {
+        id.0
+    }
+}
+
+impl std::fmt::Display for BatchId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 impl Batch {
@@ -325,6 +373,7 @@ impl Batch {
                 .collect(),
             hits: count,
             files,
+            id: None,
         }
     }
 

@@ -168,6 +168,11 @@ pub trait ActivityStore: Send + Sync {
     async fn availability(&self) -> Availability;
 
     /// Adds a batch: hourly and visitor-day rows are added to what is kept.
+    /// A batch with a name ([`Batch::id`]) the store has added before adds
+    /// nothing, so the writer can send a batch again when it cannot know
+    /// whether a try was taken (a lost reply, a restart); a store keeps
+    /// the names at least as long as its visitor-days, in the same
+    /// transaction as the rows.
     async fn record(&self, batch: &Batch) -> Result<(), StoreError>;
 
     /// Hourly rows from `since` on.

@@ -28,6 +28,8 @@
 #[cfg(feature = "server")]
 mod budget;
 #[cfg(feature = "server")]
+pub mod journal;
+#[cfg(feature = "server")]
 mod layer;
 pub mod pending;
 pub mod recorder_stats;
@@ -36,8 +38,13 @@ mod writer;
 
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub use journal::Journal;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use layer::{ActivityLayer, ActivityService, PeerAddress, socket_addr_extension};
 pub use recorder_stats::{RecorderStats, StatsSnapshot};
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
-pub use writer::{HitFeed, RecorderConfig, WriterHandle, WriterStopped, start, start_feed};
+pub use writer::{
+    HitFeed, RecorderConfig, WriterHandle, WriterStopped, start, start_feed, start_journaled,
+};

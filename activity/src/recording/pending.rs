@@ -2,10 +2,15 @@
 //! stores key their rows (an hour and path; a store, day and token; a day
 //! and bot class), so that a row seen in many folds is one row when it is
 //! written. The writer keeps one between writes (SPEC §6: each row is
-//! written at most once per interval); [`Batch::merge`] is two batches
+//! written at most once per interval), and the same one holds what waits
+//! while a store fails, so more requests from the same visitors cost no
+//! more memory; it knows its size in bytes ([`PendingRows::bytes`]) and,
+//! past a budget, gives up whole visitor-days, the oldest first
+//! ([`PendingRows::give_up_beyond`]). [`Batch::merge`] is two batches
 //! added into one.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::mem::size_of;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
@@ -35,6 +40,17 @@ pub struct PendingRows {
     goal_hours: BTreeMap<GoalKey, [u64; 3]>,
     hits: u64,
     files: u64,
+    /// What the rows take in memory, as [`bytes`](Self::bytes) says.
+    bytes: usize,
+}
+
+/// What the writer gave up to stay within its budget.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GivenUp {
+    /// Visitor-days given up.
+    pub visitor_days: u64,
+    /// Their requests (counted as lost hits).
+    pub hits: u64,
 }
 
 impl PendingRows {
@@ -43,10 +59,11 @@ impl PendingRows {
     /// earlier one) or kept for the store.
     pub fn add(&mut self, batch: Batch) {
         for row in batch.hours {
-            let kept = self
-                .hours
-                .entry((row.store, row.hour, row.path))
-                .or_default();
+            let key = (row.store, row.hour, row.path);
+            if !self.hours.contains_key(&key) {
+                self.bytes += hour_bytes(&key.2);
+            }
+            let kept = self.hours.entry(key).or_default();
             kept[0] += row.requests;
             kept[1] += row.bots;
             kept[2] += row.self_reads;
@@ -55,8 +72,13 @@ impl PendingRows {
         for row in batch.visitors {
             let key = (row.store.clone(), row.day, row.visitor.clone());
             match self.visitors.get_mut(&key) {
-                Some(kept) => kept.absorb(row),
+                Some(kept) => {
+                    let before = visitor_bytes(kept);
+                    kept.absorb(row);
+                    self.bytes = (self.bytes + visitor_bytes(kept)).saturating_sub(before);
+                }
                 None => {
+                    self.bytes += visitor_bytes(&row);
                     self.visitors.insert(key, row);
                     new_visitors = true;
                 }
@@ -79,10 +101,11 @@ impl PendingRows {
                 .or_default() += row.requests;
         }
         for row in batch.goal_hours {
-            let kept = self
-                .goal_hours
-                .entry((row.store, row.hour, row.goal))
-                .or_default();
+            let key = (row.store, row.hour, row.goal);
+            if !self.goal_hours.contains_key(&key) {
+                self.bytes += hour_bytes(key.2.name());
+            }
+            let kept = self.goal_hours.entry(key).or_default();
             kept[0] += row.requests;
             kept[1] += row.bots;
             kept[2] += row.self_reads;
@@ -91,9 +114,10 @@ impl PendingRows {
         self.files += batch.files;
     }
 
-    /// Whether nothing is pending.
+    /// Whether nothing is pending (no row: hourly rows stay when their
+    /// visitor-days are given up).
     pub fn is_empty(&self) -> bool {
-        self.hits == 0 && self.marks.is_empty()
+        self.rows() == 0
     }
 
     /// The rows pending: hourly rows, visitor-days, bot days, marks and
@@ -111,6 +135,67 @@ impl PendingRows {
     /// The hits folded into them.
     pub fn hits(&self) -> u64 {
         self.hits
+    }
+
+    /// The marks of file requests folded into them.
+    pub fn files(&self) -> u64 {
+        self.files
+    }
+
+    /// What the rows take in memory: an estimate from their number and
+    /// their texts' lengths (each row, its key, its texts and the map's
+    /// own cost per entry), within a small factor of what the allocator
+    /// hands out for them. Kept as rows are added, so asking is free.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+            + (self.marks.len() * (size_of::<FilesMark>() + MAP_ENTRY))
+            + self.bot_days.len() * (size_of::<BotKey>() + size_of::<u64>() + MAP_ENTRY)
+    }
+
+    /// Gives up visitor-days, the oldest day's first and within a day the
+    /// longest unseen first, until what is held takes at most `most`
+    /// bytes; their requests leave [`hits`](Self::hits) (they are lost).
+    /// The hourly rows stay whole: the requests' totals are kept, only who
+    /// made them is given up.
+    pub fn give_up_beyond(&mut self, most: usize) -> GivenUp {
+        let mut given_up = GivenUp::default();
+        if self.bytes() <= most {
+            return given_up;
+        }
+        let mut oldest: Vec<(NaiveDate, DateTime<Utc>, VisitorKey)> = self
+            .visitors
+            .iter()
+            .map(|(key, row)| (row.day, row.last_seen, key.clone()))
+            .collect();
+        oldest.sort_unstable();
+        for (_, _, key) in oldest {
+            if self.bytes() <= most {
+                break;
+            }
+            if let Some(row) = self.visitors.remove(&key) {
+                self.bytes = self.bytes.saturating_sub(visitor_bytes(&row));
+                self.hits = self.hits.saturating_sub(row.requests);
+                given_up.visitor_days += 1;
+                given_up.hits += row.requests;
+            }
+        }
+        given_up
+    }
+
+    /// Everything pending as one batch, leaving it pending (a copy for a
+    /// journal).
+    pub fn to_batch(&self) -> Batch {
+        PendingRows {
+            hours: self.hours.clone(),
+            visitors: self.visitors.clone(),
+            marks: self.marks.clone(),
+            bot_days: self.bot_days.clone(),
+            goal_hours: self.goal_hours.clone(),
+            hits: self.hits,
+            files: self.files,
+            bytes: self.bytes,
+        }
+        .into_batch()
     }
 
     /// Everything pending as one batch, leaving nothing pending.
@@ -154,7 +239,57 @@ impl PendingRows {
                 .collect(),
             hits: self.hits,
             files: self.files,
+            id: None,
         }
+    }
+}
+
+/// What a map entry costs besides its key and value (a B-tree's nodes
+/// hold up to eleven, with their edges and spare room).
+const MAP_ENTRY: usize = 24;
+
+/// An hourly row (of a path or a goal) with its key.
+fn hour_bytes(text: &str) -> usize {
+    size_of::<HourKey>() + size_of::<[u64; 3]>() + MAP_ENTRY + text.len()
+}
+
+/// A visitor-day with its key: the row, its lists' room and their texts.
+fn visitor_bytes(row: &VisitorDay) -> usize {
+    let paths: usize = row
+        .top_paths
+        .iter()
+        .map(|count| size_of::<crate::port::rows::PathCount>() + count.path.len())
+        .sum();
+    let sources: usize = row
+        .sources
+        .iter()
+        .map(|count| size_of::<crate::port::rows::SourceCount>() + source_len(&count.source))
+        .sum();
+    let goals: usize = row
+        .goals
+        .iter()
+        .map(|count| size_of::<crate::port::rows::GoalCount>() + count.goal.name().len())
+        .sum();
+    let pages = [&row.pages.entry, &row.pages.exit]
+        .into_iter()
+        .flatten()
+        .map(|page| page.path.len())
+        .sum::<usize>()
+        + row.pages.campaign.as_ref().map_or(0, |at| {
+            [&at.campaign.source, &at.campaign.medium, &at.campaign.name]
+                .into_iter()
+                .flatten()
+                .map(String::len)
+                .sum()
+        });
+    size_of::<VisitorKey>() + size_of::<VisitorDay>() + MAP_ENTRY + paths + sources + goals + pages
+}
+
+/// The length of a source's text.
+fn source_len(source: &crate::request::source::Source) -> usize {
+    use crate::request::source::Source;
+    match source {
+        Source::Referrer(text) | Source::Tag(text) => text.len(),
     }
 }
 
@@ -209,6 +344,75 @@ mod tests {
             assert_eq!(pending.take(), whole, "folds of {size}");
             assert!(pending.is_empty(), "taken");
         }
+    }
+
+    /// Past the budget, visitor-days go oldest day first, and within a
+    /// day the longest unseen first; the hourly rows and the rest stay,
+    /// and what is given up leaves the hits.
+    #[test]
+    fn the_oldest_visitor_days_are_given_up_first() {
+        let name = StoreName::parse("pg").expect("a name");
+        let day = |d| {
+            Utc.with_ymd_and_hms(2026, 12, d, 8, 0, 0)
+                .single()
+                .expect("a time")
+        };
+        let mut pending = PendingRows::default();
+        for (d, seed) in [(6, 1), (7, 2)] {
+            pending.add(Batch::fold(&sample::hits(&name, day(d), 400, seed)));
+        }
+        let before = pending.to_batch();
+        let (bytes, hits) = (pending.bytes(), pending.hits());
+        let most = bytes / 2;
+        let given_up = pending.give_up_beyond(most);
+        assert!(pending.bytes() <= most, "{} > {most}", pending.bytes());
+        assert!(given_up.visitor_days > 0);
+        assert_eq!(pending.hits(), hits - given_up.hits, "their requests leave");
+        let after = pending.to_batch();
+        assert_eq!(after.hours, before.hours, "the hourly rows stay whole");
+        let kept: BTreeSet<_> = after
+            .visitors
+            .iter()
+            .map(|row| (row.day, row.visitor.clone()))
+            .collect();
+        let (gone, stayed): (Vec<_>, Vec<_>) = before
+            .visitors
+            .iter()
+            .partition(|row| !kept.contains(&(row.day, row.visitor.clone())));
+        assert_eq!(gone.len() as u64, given_up.visitor_days);
+        assert_eq!(
+            gone.iter().map(|row| row.requests).sum::<u64>(),
+            given_up.hits
+        );
+        let newest_gone = gone.iter().map(|row| (row.day, row.last_seen)).max();
+        let oldest_kept = stayed.iter().map(|row| (row.day, row.last_seen)).min();
+        assert!(
+            newest_gone <= oldest_kept,
+            "{newest_gone:?} after {oldest_kept:?}"
+        );
+        // Within the budget, nothing goes.
+        assert_eq!(pending.give_up_beyond(usize::MAX), GivenUp::default());
+    }
+
+    /// The estimate follows the rows: a fold of the same visitors again
+    /// adds nothing, new visitors add about what the first ones took.
+    #[test]
+    fn the_same_visitors_again_cost_no_more_bytes() {
+        let name = StoreName::parse("pg").expect("a name");
+        let at = Utc
+            .with_ymd_and_hms(2026, 12, 7, 9, 0, 0)
+            .single()
+            .expect("a time");
+        let hits = sample::hits(&name, at, 2_000, 5);
+        let mut pending = PendingRows::default();
+        pending.add(Batch::fold(&hits));
+        let once = pending.bytes();
+        assert!(once > 100 * pending.visitors.len(), "{once}");
+        for _ in 0..5 {
+            pending.add(Batch::fold(&hits));
+        }
+        assert_eq!(pending.bytes(), once, "the same rows, counted up");
+        assert_eq!(pending.hits(), 12_000);
     }
 
     /// A mark kept for the store finds its visitor-day when that day's

@@ -42,6 +42,19 @@ pub struct RecorderStats {
     /// When the writer next writes what it holds (Unix milliseconds; 0:
     /// no writer has said).
     next_write_ms: AtomicI64,
+    /// Hits an earlier run left in the journal, taken up by this one.
+    recovered: AtomicU64,
+    /// Hits left in the journal at the stop, for the next start.
+    kept: AtomicU64,
+    /// Rows held now: waiting for the next write, or for a store that fails.
+    held_rows: AtomicU64,
+    /// What they take in memory (the writer's estimate).
+    held_bytes: AtomicU64,
+    /// The journal's size on disk (0: none).
+    journal_bytes: AtomicU64,
+    /// When the oldest held row's first hit arrived (Unix milliseconds; 0:
+    /// nothing held).
+    held_since_ms: AtomicI64,
     /// Hits per second (Unix seconds, oldest first), for the last
     /// [`RECENT_SECONDS`]; only the writer adds to it.
     recent: Mutex<VecDeque<(i64, u64)>>,
@@ -91,6 +104,27 @@ pub struct StatsSnapshot {
     /// if a writer runs.
     #[serde(default)]
     pub next_write_at: Option<DateTime<Utc>>,
+    /// Hits an earlier run left in the journal, taken up at this start
+    /// (written, or lost, like any other).
+    #[serde(default)]
+    pub recovered: u64,
+    /// Hits left in the journal at the stop, for the next start (the
+    /// store still failed).
+    #[serde(default)]
+    pub kept: u64,
+    /// Rows held now: waiting for the next write or for a store that
+    /// fails (hourly rows, visitor-days, bot days, marks, goals' hours).
+    #[serde(default)]
+    pub held_rows: u64,
+    /// What the held rows take in memory, as the writer estimates it.
+    #[serde(default)]
+    pub held_bytes: u64,
+    /// The journal's size on disk (0: no journal, or nothing in it).
+    #[serde(default)]
+    pub journal_bytes: u64,
+    /// When the oldest held row's first hit arrived, if any is held.
+    #[serde(default)]
+    pub held_since: Option<DateTime<Utc>>,
 }
 
 impl StatsSnapshot {
@@ -98,14 +132,15 @@ impl StatsSnapshot {
     /// reader that waits for this (a test, an operator before a backup)
     /// waits for the writer itself, not for a guess at how long it takes.
     pub fn settled(&self) -> bool {
-        self.written + self.lost >= self.queued
+        self.written + self.lost + self.kept >= self.queued + self.recovered
             && self.marks_written + self.marks_lost >= self.marks_queued
     }
 
-    /// Hits counted and not yet written nor given up: they wait for the
-    /// writer's next write (or for a store that fails to answer again).
+    /// Hits counted (or taken up from the journal) and not yet written
+    /// nor given up: they wait for the writer's next write (or for a store
+    /// that fails to answer again).
     pub fn waiting(&self) -> u64 {
-        self.queued.saturating_sub(self.written + self.lost)
+        (self.queued + self.recovered).saturating_sub(self.written + self.lost + self.kept)
     }
 }
 
@@ -159,6 +194,32 @@ impl RecorderStats {
     pub(crate) fn next_write(&self, at: DateTime<Utc>) {
         self.next_write_ms
             .store(at.timestamp_millis(), Ordering::Relaxed);
+    }
+
+    /// `hits` hits an earlier run left in the journal are taken up.
+    pub(crate) fn recovered(&self, hits: u64) {
+        self.recovered.fetch_add(hits, Ordering::Relaxed);
+    }
+
+    /// `hits` hits are left in the journal for the next start.
+    pub(crate) fn kept(&self, hits: u64) {
+        self.kept.fetch_add(hits, Ordering::Relaxed);
+    }
+
+    /// What the writer holds now: rows, their bytes, and when the oldest
+    /// arrived.
+    pub(crate) fn held(&self, rows: u64, bytes: u64, since: Option<DateTime<Utc>>) {
+        self.held_rows.store(rows, Ordering::Relaxed);
+        self.held_bytes.store(bytes, Ordering::Relaxed);
+        self.held_since_ms.store(
+            since.map_or(0, |at| at.timestamp_millis()),
+            Ordering::Relaxed,
+        );
+    }
+
+    /// The journal's size on disk now.
+    pub(crate) fn journal(&self, bytes: u64) {
+        self.journal_bytes.store(bytes, Ordering::Relaxed);
     }
 
     pub(crate) fn failed_write(&self) {
@@ -252,6 +313,15 @@ impl RecorderStats {
             marks_written: self.marks_written.load(Ordering::Relaxed),
             marks_lost: self.marks_lost.load(Ordering::Relaxed),
             next_write_at: match self.next_write_ms.load(Ordering::Relaxed) {
+                0 => None,
+                ms => DateTime::from_timestamp_millis(ms),
+            },
+            recovered: self.recovered.load(Ordering::Relaxed),
+            kept: self.kept.load(Ordering::Relaxed),
+            held_rows: self.held_rows.load(Ordering::Relaxed),
+            held_bytes: self.held_bytes.load(Ordering::Relaxed),
+            journal_bytes: self.journal_bytes.load(Ordering::Relaxed),
+            held_since: match self.held_since_ms.load(Ordering::Relaxed) {
                 0 => None,
                 ms => DateTime::from_timestamp_millis(ms),
             },

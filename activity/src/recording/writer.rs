@@ -1,30 +1,36 @@
 //! The background writer: drains the queue in batches (every second, or
 //! every `flush_hits` hits, and under load everything waiting up to
 //! `max_batch_hits`), folds each batch into rows and adds them to the rows
-//! pending ([`PendingRows`]); once every `flush_every` it writes what is
-//! pending, so each row is written at most once an interval however many
+//! waiting ([`PendingRows`]); once every `flush_every` what waits becomes a
+//! write, so each row is written at most once an interval however many
 //! requests its visitor made (sooner only when more than
-//! `max_pending_rows` are pending: memory stays bounded, nothing is dropped).
-//! It looks at the queue every few milliseconds instead of waiting on it, so
-//! a request that queues a hit never has to wake another thread. A write
-//! runs as a task of its own beside the draining and folding: a write that
-//! takes seconds (an interval's rows to a remote database under load) never
-//! leaves the queue to fill; one write at a time.
-//! A failed write is retried with backoff, together with what arrives
-//! meanwhile, as long as it holds at most `max_pending_hits`; beyond that
-//! the oldest batches are given up, one at a time, until what is held fits
-//! again, and their hits are counted as lost (the newest are kept: when the
-//! store comes back, the recent past is what the tab shows first). What
-//! waits behind a write still in flight (a store that succeeds, slowly) is
-//! bounded the same way; the write's own batches are never given up. When
-//! [`WriterHandle::finish`] is called (the server stopped), or every sender
-//! is gone (an import's feed dropped), it closes the queue, writes what is
-//! left and ends. Before folding, it caps the paths each hour keeps
-//! ([`PathBudget`]) and works out the signs that need a
-//! visitor-day's recent past (`verdict::watch::Watch`: a file before the page, a
-//! form posted at once, a rate no reader keeps), in arrival order.
+//! `max_pending_rows` wait). It looks at the queue every few milliseconds
+//! instead of waiting on it, so a request that queues a hit never has to
+//! wake another thread. A write runs as a task of its own beside the
+//! draining and folding: a write that takes seconds (an interval's rows to
+//! a remote database under load) never leaves the queue to fill; one write
+//! at a time.
+//!
+//! A write carries a name ([`BatchId`]). One that fails is sent again with
+//! backoff, unchanged and under the same name, so a store that keeps the
+//! names it applied adds it once even if an earlier try's reply was lost;
+//! what arrives meanwhile keeps folding into the rows waiting behind it,
+//! so a long outage costs memory by distinct rows (visitors, hours and
+//! paths), not by requests. What is held is bounded in bytes
+//! (`max_held_bytes`): past it, whole visitor-days of what waits are given
+//! up, the oldest day's first, counted as lost and said. For a store given
+//! a [`Journal`], what is held while it fails is also kept on disk, so a
+//! stop or a crash loses none of it: the next start takes it up and writes
+//! it once the store answers.
+//!
+//! When [`WriterHandle::finish`] is called (the server stopped), or every
+//! sender is gone (an import's feed dropped), it closes the queue, writes
+//! what is left (or leaves it in the journal) and ends. Before folding, it
+//! caps the paths each hour keeps ([`PathBudget`]) and works out the signs
+//! that need a visitor-day's recent past (`verdict::watch::Watch`: a file
+//! before the page, a form posted at once, a rate no reader keeps), in
+//! arrival order.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -34,9 +40,10 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::port::rows::Batch;
+use crate::port::rows::{Batch, BatchId};
 use crate::port::store::{ActivityStore, StoreError};
 use crate::recording::budget::PathBudget;
+use crate::recording::journal::Journal;
 use crate::recording::layer::{ActivityLayer, PeerAddress, socket_addr_extension};
 use crate::recording::pending::PendingRows;
 use crate::recording::recorder_stats::{RecorderStats, StatsSnapshot};
@@ -61,9 +68,14 @@ pub struct RecorderConfig {
     /// The most hits one write takes when more are waiting: a store that
     /// falls behind gets bigger batches, which fold into fewer rows per hit.
     pub max_batch_hits: usize,
-    /// Hits held while the store fails, or waiting behind a slow write;
-    /// beyond this the oldest are lost.
-    pub max_pending_hits: u64,
+    /// The most memory the rows held may take, in bytes as the writer
+    /// estimates them ([`PendingRows::bytes`]): what waits behind a slow
+    /// write or for a store that fails. Past it, whole visitor-days are
+    /// given up, the oldest first, and counted as lost.
+    pub max_held_bytes: u64,
+    /// The most a journal ([`Journal`]) may take on disk; a journal that
+    /// would take more keeps what it held before, and says so.
+    pub max_journal_bytes: u64,
     /// How often to delete rows past their retention.
     pub retention_every: Duration,
     /// The most distinct paths kept per store and hour; requests for any
@@ -87,7 +99,9 @@ impl Default for RecorderConfig {
             // again within the interval.
             max_pending_rows: 200_000,
             max_batch_hits: 50_000,
-            max_pending_hits: 1_000_000,
+            // 100,000 visitor-days with their paths take about 50 MB.
+            max_held_bytes: 256 * 1024 * 1024,
+            max_journal_bytes: 1024 * 1024 * 1024,
             retention_every: Duration::from_secs(3_600),
             paths_per_hour: 1_000,
             peer_address: socket_addr_extension,
@@ -130,7 +144,19 @@ pub fn start(
     store: Arc<dyn ActivityStore>,
     config: RecorderConfig,
 ) -> (ActivityLayer, WriterHandle) {
-    let (feed, writer) = start_feed(store, config);
+    start_journaled(counter, store, config, None)
+}
+
+/// [`start`], with a journal that keeps what is held for a failing store
+/// on disk (for a remote store: a local file, in the data folder). At
+/// start the writer takes up what an earlier run left in it.
+pub fn start_journaled(
+    counter: Counter,
+    store: Arc<dyn ActivityStore>,
+    config: RecorderConfig,
+    journal: Option<Journal>,
+) -> (ActivityLayer, WriterHandle) {
+    let (feed, writer) = spawn(store, config, journal.map(Arc::new));
     let layer = ActivityLayer::new(counter, feed.sender, writer.stats(), config.peer_address);
     (layer, writer)
 }
@@ -141,10 +167,25 @@ pub fn start_feed(
     store: Arc<dyn ActivityStore>,
     config: RecorderConfig,
 ) -> (HitFeed, WriterHandle) {
+    spawn(store, config, None)
+}
+
+fn spawn(
+    store: Arc<dyn ActivityStore>,
+    config: RecorderConfig,
+    journal: Option<Arc<Journal>>,
+) -> (HitFeed, WriterHandle) {
     let (sender, receiver) = mpsc::channel(config.queue.max(1));
     let stats = Arc::new(RecorderStats::default());
     let closing = Arc::new(AtomicBool::new(false));
-    let task = tokio::spawn(run(receiver, store, config, stats.clone(), closing.clone()));
+    let task = tokio::spawn(run(
+        receiver,
+        store,
+        config,
+        stats.clone(),
+        closing.clone(),
+        journal,
+    ));
     (
         HitFeed {
             sender,
@@ -193,20 +234,26 @@ async fn run(
     config: RecorderConfig,
     stats: Arc<RecorderStats>,
     closing: Arc<AtomicBool>,
+    journal: Option<Arc<Journal>>,
 ) {
     let flush_hits = config.flush_hits.max(1);
     let max_batch = config.max_batch_hits.max(flush_hits);
+    let most_bytes = usize::try_from(config.max_held_bytes).unwrap_or(usize::MAX);
     let mut buffer: Vec<Seen> = Vec::with_capacity(flush_hits);
     let mut watch = Watch::default();
     let mut budget = PathBudget::new(config.paths_per_hour);
-    let mut pending = PendingRows::default();
-    let mut write_at = Instant::now() + config.flush_every;
-    stats.next_write(due_after(config.flush_every));
     let mut held = Held::default();
+    if let Some(journal) = &journal {
+        held.take_up(journal, &stats, &*store).await;
+    }
+    let mut write_at = Instant::now() + config.flush_every;
+    let mut write_due = held.outgoing.is_some() || !held.waiting.is_empty();
+    let mut keep_at = Instant::now() + config.flush_every;
+    stats.next_write(due_after(config.flush_every));
     let mut backoff = Duration::from_millis(100);
     let mut retry_at: Option<Instant> = None;
     let mut retention_at = Instant::now();
-    let mut writing: Option<InFlight> = None;
+    let mut writing: Option<JoinHandle<Result<(), StoreError>>> = None;
     loop {
         let closed = collect(
             &mut queue,
@@ -226,43 +273,45 @@ async fn run(
                 Seen::Hit(hit) => Some(hit.at),
                 Seen::Files(_) | Seen::Scripts(_) => None,
             }));
-            pending.add(Batch::fold_all(&buffer));
+            held.fold(Batch::fold_all(&buffer));
             buffer.clear();
+            // Past the budget, whole visitor-days are given up, oldest
+            // first, down to nine tenths of it (not one at every fold).
+            held.give_up_beyond(most_bytes, &stats, &*store);
         }
         // Once an interval (or early, past the cap; or at the stop), what
-        // is pending becomes a write.
+        // is waiting becomes the next write.
         let now = Instant::now();
-        if now >= write_at || pending.rows() >= config.max_pending_rows || closed {
-            if !pending.is_empty() {
-                held.push(pending.take());
-                // What waits behind a write in flight (a slow store that
-                // still succeeds) or a retry is bounded as after a failure;
-                // a write's own batches are its to finish.
-                if writing.is_some() || retry_at.is_some() {
-                    let from = writing.as_ref().map_or(0, |flight| flight.upto);
-                    give_up(&mut held, from, config.max_pending_hits, &stats, &*store);
-                }
-            }
+        if now >= write_at || closed {
+            write_due = true;
             write_at = now + config.flush_every;
             stats.next_write(due_after(config.flush_every));
+        }
+        write_due |= held.waiting.rows() >= config.max_pending_rows;
+        // While a store fails, the journal follows what is held, once an
+        // interval.
+        if let Some(journal) = &journal
+            && held.journaling
+            && now >= keep_at
+        {
+            held.keep_in(journal, &stats);
+            keep_at = now + config.flush_every;
         }
         // A write runs beside the draining (the queue never waits on the
         // store: a long write under load would fill it); its outcome is
         // taken once it is done, or waited for at the stop.
-        if let Some(flight) = writing.take_if(|flight| closed || flight.task.is_finished()) {
-            match flight.task.await {
-                Ok((_, Ok(()))) => {
-                    stats.written(flight.hits, flight.files, flight.rows);
-                    held.written(flight.upto);
+        if let Some(task) = writing.take_if(|task| closed || task.is_finished()) {
+            let outcome = task.await;
+            held.settle(outcome, &stats, &*store, journal.as_deref());
+            match held.outgoing.as_ref().and_then(|out| out.error.as_ref()) {
+                None => {
                     backoff = Duration::from_millis(100);
                     retry_at = None;
                 }
-                Ok((batch, Err(error))) => {
-                    stats.failed_write();
-                    tracing::warn!(store = %store.name(), %error, hits = batch.hits, "cannot write activity; will retry");
+                Some(error) => {
                     // A throttled store said how long to wait: no sooner.
-                    retry_at =
-                        Some(Instant::now() + backoff.max(error.retry_after().unwrap_or_default()));
+                    let wait = error.retry_after();
+                    retry_at = Some(Instant::now() + backoff.max(wait.unwrap_or_default()));
                     // A store that will not recover soon is asked again
                     // only at the longest wait.
                     backoff = if error.is_transient() {
@@ -270,34 +319,41 @@ async fn run(
                     } else {
                         MAX_BACKOFF
                     };
-                    held.keep_merged(batch, flight.upto);
-                    give_up(&mut held, 0, config.max_pending_hits, &stats, &*store);
-                }
-                Err(error) => {
-                    // The write panicked: its batch went with it.
-                    stats.lost(flight.hits, flight.files);
-                    held.written(flight.upto);
-                    tracing::error!(store = %store.name(), %error, hits = flight.hits, "a write of activity failed abnormally; its hits are lost");
+                    if let Some(journal) = &journal
+                        && !held.journaling
+                    {
+                        // The first failure: the journal starts with what is held.
+                        held.journaling = true;
+                        held.keep_in(journal, &stats);
+                        keep_at = Instant::now() + config.flush_every;
+                    }
                 }
             }
         }
         let due = retry_at.is_none_or(|at| Instant::now() >= at);
-        if writing.is_none() && !held.is_empty() && due && !closed {
-            let upto = held.len();
-            let batch = held.merged();
-            let (hits, files, rows) = (batch.hits, batch.files, batch.rows());
-            let store = store.clone();
-            writing = Some(InFlight {
-                task: tokio::spawn(async move {
-                    let result = store.record(&batch).await;
-                    (batch, result)
-                }),
-                upto,
-                hits,
-                files,
-                rows,
-            });
+        if writing.is_none() && due && !closed {
+            if held.outgoing.is_none() && write_due && !held.waiting.is_empty() {
+                held.next_outgoing();
+                write_due = false;
+            }
+            let seq = held.seq();
+            let journaling = held.journaling;
+            if let Some(out) = &mut held.outgoing {
+                // A new batch is named in the journal before it is sent.
+                let journal = journal
+                    .clone()
+                    .filter(|_| journaling && !out.journaled)
+                    .map(|journal| (journal, seq, out.since));
+                out.journaled |= journal.is_some();
+                writing = Some(tokio::spawn(send(
+                    store.clone(),
+                    out.batch.clone(),
+                    journal,
+                    stats.clone(),
+                )));
+            }
         }
+        held.say(&stats);
         if writing.is_none() && Instant::now() >= retention_at {
             if let Err(error) = store.enforce_retention(Utc::now()).await {
                 tracing::warn!(store = %store.name(), %error, "cannot delete expired rows");
@@ -305,128 +361,354 @@ async fn run(
             retention_at = Instant::now() + config.retention_every;
         }
         if closed {
-            finish(&*store, held.merged(), &stats).await;
+            held.finish(&*store, &stats, journal.as_deref()).await;
+            held.say(&stats);
             return;
         }
     }
 }
 
-/// What the writer holds while the store fails: batches in the order they
-/// arrived, so that the oldest is the one given up first. A failed write
-/// keeps its merge beside them, so a long outage does not merge the same
-/// batches again at every retry.
+/// Writes `batch`; while a store fails (a journal is given), first keeps
+/// it in the journal under its name, so a batch the store may take is
+/// always there to be sent again, and counts once if it is.
+async fn send(
+    store: Arc<dyn ActivityStore>,
+    batch: Arc<Batch>,
+    journal: Option<(Arc<Journal>, u64, Option<DateTime<Utc>>)>,
+    stats: Arc<RecorderStats>,
+) -> Result<(), StoreError> {
+    if let Some((journal, seq, since)) = journal {
+        let kept = {
+            let batch = batch.clone();
+            tokio::task::spawn_blocking(move || {
+                journal.keep(seq, since, Some(&batch), &Batch::default())
+            })
+            .await
+        };
+        match kept {
+            Ok(Ok(Some(bytes))) => stats.journal(bytes),
+            Ok(Ok(None)) => {}
+            Ok(Err(error)) => {
+                tracing::error!(store = %store.name(), %error, "cannot keep the journal; writing without it");
+            }
+            Err(error) => {
+                tracing::error!(store = %store.name(), %error, "keeping the journal failed abnormally");
+            }
+        }
+    }
+    store.record(&batch).await
+}
+
+/// What the writer holds: the batch being written (or to be written
+/// again, unchanged and under the same name, after it failed) and the
+/// rows waiting behind it, folded (more requests from the same visitors
+/// cost no more memory).
 #[derive(Debug, Default)]
 struct Held {
-    batches: VecDeque<Batch>,
-    merged: Option<(usize, Batch)>,
+    outgoing: Option<Outgoing>,
+    waiting: PendingRows,
+    /// When the first hit of `waiting` arrived.
+    waiting_since: Option<DateTime<Utc>>,
+    /// Whether the journal follows what is held (from a failed write
+    /// until all it held is written).
+    journaling: bool,
+    /// The order of the journal's keeps.
+    seq: u64,
+    /// A keep of the journal running beside the draining.
+    keeping: Option<JoinHandle<()>>,
+}
+
+/// The batch being written, and how its last try ended.
+#[derive(Debug)]
+struct Outgoing {
+    batch: Arc<Batch>,
+    /// What it takes in memory.
+    bytes: usize,
+    rows: u64,
+    /// When its first hit arrived.
+    since: Option<DateTime<Utc>>,
+    /// How its last try failed, if it did.
+    error: Option<StoreError>,
+    /// Whether the journal holds it under its name.
+    journaled: bool,
 }
 
 impl Held {
-    fn push(&mut self, batch: Batch) {
-        self.batches.push_back(batch);
+    /// Adds a fold to what waits.
+    fn fold(&mut self, batch: Batch) {
+        if self.waiting.is_empty() {
+            self.waiting_since = Some(Utc::now());
+        }
+        self.waiting.add(batch);
     }
 
-    fn is_empty(&self) -> bool {
-        self.batches.iter().all(Batch::is_empty)
+    /// The next number for a journal's keep.
+    fn seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
     }
 
-    /// How many batches it holds (a write of [`merged`](Self::merged)
-    /// covers this many).
-    fn len(&self) -> usize {
-        self.batches.len()
+    /// What waits becomes the batch to write, under a new name.
+    fn next_outgoing(&mut self) {
+        let bytes = self.waiting.bytes();
+        let mut batch = self.waiting.take();
+        batch.id = Some(new_id());
+        self.outgoing = Some(Outgoing {
+            rows: batch.rows(),
+            batch: Arc::new(batch),
+            bytes,
+            since: self.waiting_since.take(),
+            error: None,
+            journaled: false,
+        });
     }
 
-    /// The first `upto` batches are written: they go.
-    fn written(&mut self, upto: usize) {
-        self.batches.drain(..upto.min(self.batches.len()));
-        self.merged = None;
+    /// Takes up what an earlier run left in the journal.
+    async fn take_up(
+        &mut self,
+        journal: &Arc<Journal>,
+        stats: &RecorderStats,
+        store: &dyn ActivityStore,
+    ) {
+        let load = {
+            let journal = journal.clone();
+            tokio::task::spawn_blocking(move || journal.load()).await
+        };
+        let left = match load {
+            Ok(Ok(Some(left))) => left,
+            Ok(Ok(None)) => return,
+            Ok(Err(error)) => {
+                tracing::error!(store = %store.name(), %error, "cannot take up the journal");
+                return;
+            }
+            Err(error) => {
+                tracing::error!(store = %store.name(), %error, "reading the journal failed abnormally");
+                return;
+            }
+        };
+        let hits = left.outgoing.as_ref().map_or(0, |batch| batch.hits) + left.waiting.hits;
+        stats.recovered(hits);
+        tracing::info!(store = %store.name(), hits, "taking up the activity an earlier run left in the journal");
+        if let Some(mut batch) = left.outgoing {
+            // A batch without a name was never sent: a new one is safe.
+            batch.id.get_or_insert_with(new_id);
+            let mut sizing = PendingRows::default();
+            sizing.add(batch.clone());
+            self.outgoing = Some(Outgoing {
+                rows: batch.rows(),
+                bytes: sizing.bytes(),
+                batch: Arc::new(batch),
+                since: left.since,
+                error: None,
+                journaled: true,
+            });
+        }
+        if !left.waiting.is_empty() {
+            self.waiting.add(left.waiting);
+            self.waiting_since = left.since.or_else(|| Some(Utc::now()));
+        }
+        self.journaling = true;
     }
 
-    /// Every held batch as one write (the merge kept from the last failed
-    /// try, plus what arrived since). Hand it back with
-    /// [`keep_merged`](Self::keep_merged) if the write fails.
-    fn merged(&mut self) -> Batch {
-        match self.merged.take() {
-            // The common case, a store that keeps up: one batch, no copy.
-            None if self.batches.len() == 1 => std::mem::take(&mut self.batches[0]),
-            None => self
-                .batches
-                .iter()
-                .cloned()
-                .fold(Batch::default(), Batch::merge),
-            Some((from, base)) => self
-                .batches
-                .iter()
-                .skip(from)
-                .cloned()
-                .fold(base, Batch::merge),
+    /// Gives up whole visitor-days of what waits while what is held takes
+    /// more than `most` bytes (the batch being written is the store's to
+    /// finish), and says so.
+    fn give_up_beyond(&mut self, most: usize, stats: &RecorderStats, store: &dyn ActivityStore) {
+        let outgoing = self.outgoing.as_ref().map_or(0, |out| out.bytes);
+        if self.waiting.bytes() + outgoing <= most {
+            return;
+        }
+        let given_up = self
+            .waiting
+            .give_up_beyond((most / 10 * 9).saturating_sub(outgoing));
+        if given_up.hits > 0 || given_up.visitor_days > 0 {
+            stats.lost(given_up.hits, 0);
+            tracing::error!(store = %store.name(), visitor_days = given_up.visitor_days, hits = given_up.hits, held_bytes = self.waiting.bytes() + outgoing, "gave up the oldest held visitor-days: the rows held for the store reached the budget (--max-held-mb)");
         }
     }
 
-    /// Keeps the merge of the first `upto` held batches (a failed write's)
-    /// for the next try; batches held since are merged into it then.
-    fn keep_merged(&mut self, batch: Batch, upto: usize) {
-        if upto == 1 {
-            self.batches[0] = batch;
-        } else {
-            self.merged = Some((upto, batch));
-        }
-    }
-
-    /// The hits of the batches from the `from`th on.
-    fn hits_from(&self, from: usize) -> u64 {
-        self.batches.iter().skip(from).map(|batch| batch.hits).sum()
-    }
-
-    /// Gives up the oldest batches from the `from`th on (the first `from`
-    /// are a write's in flight, 0 when none is) until those hold at most
-    /// `most` hits; returns the hits and the marks given up.
-    fn give_up_oldest_beyond(&mut self, from: usize, most: u64) -> (u64, u64) {
-        let mut given_up = (0, 0);
-        while self.hits_from(from) > most {
-            let Some(oldest) = self.batches.remove(from) else {
-                break;
-            };
-            given_up.0 += oldest.hits;
-            given_up.1 += oldest.files;
-            // A kept merge that holds the batch given up is merged again next time.
-            if self
-                .merged
-                .as_ref()
-                .is_some_and(|(covers, _)| from < *covers)
-            {
-                self.merged = None;
+    /// Takes a write's outcome: written, it goes (and, with nothing else
+    /// held, so does the journal); failed, it stays to be sent again as it
+    /// is; a write that panicked took its batch with it.
+    fn settle(
+        &mut self,
+        outcome: Result<Result<(), StoreError>, tokio::task::JoinError>,
+        stats: &RecorderStats,
+        store: &dyn ActivityStore,
+        journal: Option<&Journal>,
+    ) {
+        let Some(out) = self.outgoing.as_mut() else {
+            return;
+        };
+        let batch = &out.batch;
+        match outcome {
+            Ok(Ok(())) => {
+                stats.written(batch.hits, batch.files, out.rows);
+                self.outgoing = None;
+                if self.journaling && self.waiting.is_empty() {
+                    self.journaling = false;
+                    if let Some(journal) = journal {
+                        let seq = self.seq();
+                        match journal.clear(seq) {
+                            Ok(()) => stats.journal(0),
+                            Err(error) => {
+                                tracing::error!(store = %store.name(), %error, "cannot remove the journal");
+                            }
+                        }
+                    }
+                }
+            }
+            Ok(Err(error)) => {
+                stats.failed_write();
+                tracing::warn!(store = %store.name(), %error, hits = batch.hits, "cannot write activity; will retry");
+                out.error = Some(error);
+            }
+            Err(error) => {
+                stats.lost(batch.hits, batch.files);
+                tracing::error!(store = %store.name(), %error, hits = batch.hits, "a write of activity failed abnormally; its hits are lost");
+                self.outgoing = None;
             }
         }
-        given_up
+    }
+
+    /// Keeps what is held in the journal, beside the draining (one keep
+    /// at a time; a later one waits for the next interval).
+    fn keep_in(&mut self, journal: &Arc<Journal>, stats: &Arc<RecorderStats>) {
+        if self
+            .keeping
+            .as_ref()
+            .is_some_and(|task| !task.is_finished())
+        {
+            return;
+        }
+        let seq = self.seq();
+        let outgoing = self.outgoing.as_mut().map(|out| {
+            out.journaled = true;
+            out.batch.clone()
+        });
+        let waiting = self.waiting.to_batch();
+        let since = self.since();
+        let (journal, stats) = (journal.clone(), stats.clone());
+        self.keeping = Some(tokio::task::spawn_blocking(move || {
+            match journal.keep(seq, since, outgoing.as_deref(), &waiting) {
+                Ok(Some(bytes)) => stats.journal(bytes),
+                Ok(None) => {}
+                Err(error) => tracing::error!(%error, "cannot keep the journal"),
+            }
+        }));
+    }
+
+    /// When the oldest held row's first hit arrived.
+    fn since(&self) -> Option<DateTime<Utc>> {
+        let outgoing = self.outgoing.as_ref().and_then(|out| out.since);
+        match (outgoing, self.waiting_since) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Says what is held in the figures.
+    fn say(&self, stats: &RecorderStats) {
+        let outgoing = self.outgoing.as_ref();
+        let rows = outgoing.map_or(0, |out| out.rows) + self.waiting.rows() as u64;
+        let bytes = outgoing.map_or(0, |out| out.bytes) + self.waiting.bytes();
+        stats.held(rows, bytes as u64, self.since());
+    }
+
+    /// The last writes at the stop: the batch being written (under its
+    /// name), then what waits, a few quick tries each. What the store
+    /// still refuses is left in the journal for the next start, if there
+    /// is one; else it is lost.
+    async fn finish(
+        &mut self,
+        store: &dyn ActivityStore,
+        stats: &RecorderStats,
+        journal: Option<&Journal>,
+    ) {
+        if let Some(task) = self.keeping.take() {
+            let _ = task.await;
+        }
+        if self.outgoing.is_none() && !self.waiting.is_empty() {
+            self.next_outgoing();
+        }
+        loop {
+            let seq = self.seq();
+            let Some(out) = &self.outgoing else {
+                break;
+            };
+            if self.journaling {
+                // Named in the journal before it is sent (see `send`).
+                if let Some(journal) = journal
+                    && let Err(error) =
+                        journal.keep(seq, out.since, Some(&out.batch), &self.waiting.to_batch())
+                {
+                    tracing::error!(store = %store.name(), %error, "cannot keep the journal");
+                }
+            }
+            if !write_at_stop(store, &out.batch, stats).await {
+                break;
+            }
+            stats.written(out.batch.hits, out.batch.files, out.rows);
+            self.outgoing = None;
+            if !self.waiting.is_empty() {
+                self.next_outgoing();
+            }
+        }
+        let seq = self.seq();
+        let Some(out) = &self.outgoing else {
+            if self.journaling
+                && let Some(journal) = journal
+                && journal.clear(seq).is_ok()
+            {
+                stats.journal(0);
+            }
+            return;
+        };
+        let hits = out.batch.hits + self.waiting.hits();
+        let kept = journal.map(|journal| {
+            journal.keep(
+                seq,
+                self.since(),
+                Some(&out.batch),
+                &self.waiting.to_batch(),
+            )
+        });
+        match kept {
+            Some(Ok(bytes)) => {
+                stats.kept(hits);
+                stats.journal(bytes.unwrap_or_default());
+                tracing::warn!(store = %store.name(), hits, "the store still fails: what it did not take is in the journal, for the next start");
+            }
+            Some(Err(error)) => {
+                stats.lost(hits, out.batch.files + self.waiting_files());
+                tracing::error!(store = %store.name(), %error, hits, "activity lost at shutdown: the store kept failing and the journal could not keep it");
+            }
+            None => {
+                stats.lost(hits, out.batch.files + self.waiting_files());
+                tracing::error!(store = %store.name(), hits, "activity lost at shutdown: the store kept failing");
+            }
+        }
+        self.outgoing = None;
+        self.waiting = PendingRows::default();
+        self.waiting_since = None;
+    }
+
+    /// The marks of file requests that wait.
+    fn waiting_files(&self) -> u64 {
+        self.waiting.files()
     }
 }
 
-/// Gives up the oldest held batches from the `from`th on beyond `most`
-/// hits, and says so (counted as lost, logged once).
-fn give_up(
-    held: &mut Held,
-    from: usize,
-    most: u64,
-    stats: &RecorderStats,
-    store: &dyn ActivityStore,
-) {
-    let (given_up, files) = held.give_up_oldest_beyond(from, most);
-    if given_up > 0 {
-        stats.lost(given_up, files);
-        tracing::error!(store = %store.name(), hits = given_up, "gave up the oldest held activity: the store has failed or fallen behind too long");
+/// A new batch's name: 16 random bytes (or, without them, the time and the
+/// process: names need only differ).
+fn new_id() -> BatchId {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        let nanos = Utc::now().timestamp_nanos_opt().unwrap_or_default();
+        bytes[..8].copy_from_slice(&nanos.to_le_bytes());
+        bytes[8..12].copy_from_slice(&std::process::id().to_le_bytes());
     }
-}
-
-/// A write running beside the draining: what it covers.
-struct InFlight {
-    /// The write; it hands its batch back, to be kept if it failed.
-    task: JoinHandle<(Batch, Result<(), StoreError>)>,
-    /// The held batches it writes (the first this many).
-    upto: usize,
-    hits: u64,
-    files: u64,
-    rows: u64,
+    BatchId::from_bytes(bytes)
 }
 
 /// The wall-clock time `after` from now (the writer's clock is an
@@ -479,17 +761,11 @@ async fn collect(
 /// The longest wait between two tries of a failing write.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
-/// The last write at shutdown: a few quick tries, then what is left is lost.
-async fn finish(store: &dyn ActivityStore, pending: Batch, stats: &RecorderStats) {
-    if pending.is_empty() {
-        return;
-    }
+/// A write at the stop: a few quick tries; whether the store took it.
+async fn write_at_stop(store: &dyn ActivityStore, batch: &Batch, stats: &RecorderStats) -> bool {
     for attempt in 0..3u32 {
-        match store.record(&pending).await {
-            Ok(()) => {
-                stats.written(pending.hits, pending.files, pending.rows());
-                return;
-            }
+        match store.record(batch).await {
+            Ok(()) => return true,
             Err(error) => {
                 stats.failed_write();
                 tracing::warn!(store = %store.name(), %error, attempt, "cannot write activity at shutdown");
@@ -497,6 +773,5 @@ async fn finish(store: &dyn ActivityStore, pending: Batch, stats: &RecorderStats
             }
         }
     }
-    stats.lost(pending.hits, pending.files);
-    tracing::error!(store = %store.name(), hits = pending.hits, "activity lost at shutdown: the store kept failing");
+    false
 }

@@ -113,10 +113,22 @@ pub async fn store_contract(store: &dyn ActivityStore, now: DateTime<Utc>) {
         .record(&Batch::fold(&first))
         .await
         .unwrap_or_else(|e| panic!("records: {e}"));
-    store
-        .record(&Batch::fold(&second))
-        .await
-        .unwrap_or_else(|e| panic!("records again: {e}"));
+    // The second batch under a name, sent twice (a lost reply, a journal
+    // taken up after a restart): it adds once.
+    // (Names are random; this one is the store's own, as stores that share
+    // a database run the contract side by side.)
+    let mut named = Batch::fold(&second);
+    let mut id = [0x5e; 16];
+    for (byte, from_name) in id.iter_mut().zip(name.as_str().bytes().rev()) {
+        *byte ^= from_name;
+    }
+    named.id = Some(crate::port::rows::BatchId::from_bytes(id));
+    for _ in 0..2 {
+        store
+            .record(&named)
+            .await
+            .unwrap_or_else(|e| panic!("records again: {e}"));
+    }
     // Before the marks: reader 5 fetched no file yet, so is no person.
     let marked = store
         .day_marks(old_day)

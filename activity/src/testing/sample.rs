@@ -207,6 +207,7 @@ pub fn day_rows(store: &StoreName, day: NaiveDate, visitors: u32, seed: u64) -> 
         bot_days: Vec::new(),
         hits,
         files: 0,
+        id: None,
     }
 }
 

@@ -7,7 +7,8 @@
 //! Counted once, whatever fails: a transactional batch is atomic, but a
 //! write spans several (100 operations each, one or more days). Every
 //! document written names the write that changed it (a random name per
-//! try, kept in the document's last 16), and a failed try is remembered
+//! try, or the batch's own name when it has one, kept in the document's
+//! last 16), and a failed try is remembered
 //! with what it meant to add to each document. The writer retries with
 //! the failed batch merged with what came since; before adding, each
 //! document read says which earlier tries reached it, and what those
@@ -69,7 +70,12 @@ fn try_name() -> String {
 impl Writer {
     /// Adds `batch` to what `container` keeps.
     pub async fn record(&self, container: &Container, batch: &Batch) -> Result<(), StoreError> {
-        let name = try_name();
+        // A batch with a name is sent again unchanged under it: a document
+        // that names it has it already.
+        let name = batch
+            .id
+            .as_ref()
+            .map_or_else(try_name, |id| id.as_str().to_owned());
         let parts = parts::split(batch);
         let earlier = self
             .attempts

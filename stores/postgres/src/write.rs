@@ -55,12 +55,25 @@ async fn run(tx: &mut PgConnection, rows: usize, query: Arrays<'_>) -> Result<()
     Ok(())
 }
 
-/// Writes a batch in one transaction: the hourly rows and their days'
+/// Writes a batch in one transaction: its name, if it has one (a batch
+/// added already adds nothing), the hourly rows and their days'
 /// totals, the visitor-days with their paths, sources and goals, then the files'
 /// marks (after the visitor rows, so a mark finds a row of this batch too)
 /// and their days' count, and the bots' days.
 pub(crate) async fn record(pool: &PgPool, batch: &Batch) -> Result<(), StoreError> {
     let mut tx = pool.begin().await.map_err(failed)?;
+    if let Some(id) = &batch.id {
+        let claimed = sqlx::query(upsert::CLAIM_BATCH)
+            .bind(id.as_str())
+            .bind(chrono::Utc::now())
+            .execute(&mut *tx)
+            .await
+            .map_err(failed)?;
+        if claimed.rows_affected() == 0 {
+            // Added already: sent again after a lost reply or a restart.
+            return tx.rollback().await.map_err(failed);
+        }
+    }
     let rows = &batch.hours;
     let hours = unnest(
         upsert::HOURS,

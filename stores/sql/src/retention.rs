@@ -1,6 +1,7 @@
 //! Retention: each expiring day's visitor-days by kind and by bot class are
-//! kept (`day_kinds`, `day_bots`), then its visitor rows deleted; hourly
-//! rows (and the day totals that follow them) go too if they expire. One
+//! kept (`day_kinds`, `day_bots`), then its visitor rows deleted, with the
+//! names of the batches added before that day; hourly rows (and the day
+//! totals that follow them) go too if they expire. One
 //! transaction: a reader sees the day before or after, never half of it.
 
 use activity::StoreName;
@@ -91,6 +92,12 @@ pub(crate) async fn enforce<E: Engine>(
             .await
             .map_err(failed)?;
     }
+    // The names of batches added go with the visitor-days (a batch sent
+    // again after that long would find its visitor-days gone anyway).
+    let query = sqlx::query("DELETE FROM applied_batches WHERE at < $1");
+    E::execute(&mut tx, E::bind_hour(query, midnight(cutoff)))
+        .await
+        .map_err(failed)?;
     if let Some(first_hour) = retention.first_hour(now) {
         // The day totals follow the hourly rows: gone up to the cutoff's
         // day, summed again for that day (part of it went).

@@ -30,6 +30,12 @@ impl Upsert {
     }
 }
 
+/// Claims a batch's name (`$1`) at a time (`$2`, bound as an hour is) in
+/// the batch's transaction: no row changed means the store has added this
+/// batch already, and the transaction adds nothing.
+pub const CLAIM_BATCH: &str =
+    "INSERT INTO applied_batches (id, at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING";
+
 /// Requests per store, hour and path.
 pub const HOURS: Upsert = Upsert {
     table: "hours",

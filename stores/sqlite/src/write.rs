@@ -15,7 +15,8 @@ use sqlx::SqlitePool;
 
 use crate::chunks::{Bound, Chunked};
 
-/// Writes a batch in one transaction: the hourly rows and their days'
+/// Writes a batch in one transaction: its name, if it has one (a batch
+/// added already adds nothing), the hourly rows and their days'
 /// totals, the visitor-days with their paths, sources and goals, then the files'
 /// marks (after the visitor rows, so that a mark finds a row of this batch
 /// too) and their days' count, and the bots' days.
@@ -23,6 +24,18 @@ pub(crate) async fn record(pool: &SqlitePool, batch: &Batch) -> Result<(), Store
     let requests = activity_sql::day_requests(batch);
     let marks = activity_sql::day_marks(batch);
     let mut tx = pool.begin().await.map_err(failed)?;
+    if let Some(id) = &batch.id {
+        let claimed = sqlx::query(upsert::CLAIM_BATCH)
+            .bind(id.as_str())
+            .bind(chrono::Utc::now().timestamp())
+            .execute(&mut *tx)
+            .await
+            .map_err(failed)?;
+        if claimed.rows_affected() == 0 {
+            // Added already: sent again after a lost reply or a restart.
+            return tx.rollback().await.map_err(failed);
+        }
+    }
     HOURS
         .run(&mut tx, &batch.hours, |q, row| {
             q.bind(row.store.as_str())

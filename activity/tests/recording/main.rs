@@ -1,8 +1,10 @@
 //! The layer and the writer together, over the in-memory store: what is
 //! counted reaches the store in batches; nothing on the request path waits;
 //! a full queue drops and counts; a failing store is retried; stopping
-//! drains the queue.
+//! drains the queue. What a store's outage costs: [`outage`].
 #![cfg(feature = "server")]
+
+mod outage;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -17,7 +19,7 @@ use whocomes_activity::report::{VisitorKind, visitor_kind};
 use whocomes_activity::store::{ActivityStore, MemoryStore, Retention};
 use whocomes_activity::{Counter, Rules, StoreName, VisitorKey};
 
-fn counter() -> Counter {
+pub(crate) fn counter() -> Counter {
     Counter::new(
         Rules::default(),
         VisitorKey::from_text("recording-test").expect("a key"),
@@ -26,14 +28,14 @@ fn counter() -> Counter {
     )
 }
 
-fn store() -> Arc<MemoryStore> {
+pub(crate) fn store() -> Arc<MemoryStore> {
     Arc::new(MemoryStore::new(
         StoreName::parse("memory").expect("a name"),
         Retention::default(),
     ))
 }
 
-fn request(path: &str, peer: &str, agent: &str) -> http::Request<()> {
+pub(crate) fn request(path: &str, peer: &str, agent: &str) -> http::Request<()> {
     let mut request = http::Request::get(path)
         .header("user-agent", agent)
         .body(())
@@ -43,11 +45,12 @@ fn request(path: &str, peer: &str, agent: &str) -> http::Request<()> {
     request
 }
 
-const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+pub(crate) const BROWSER: &str =
+    "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
 /// Serves `request` through the layer from a site with no PHP: a `.php`
 /// path is answered 404, anything else 200.
-async fn send(layer: &ActivityLayer, request: http::Request<()>) {
+pub(crate) async fn send(layer: &ActivityLayer, request: http::Request<()>) {
     send_to(layer, request, |path| {
         if path.ends_with(".php") { 404 } else { 200 }
     })
@@ -423,31 +426,12 @@ async fn a_failing_store_is_retried_and_nothing_is_lost() {
     assert!(store.cost().failures >= 1);
 }
 
-#[tokio::test]
-async fn hits_held_beyond_the_limit_are_counted_as_lost() {
-    let store = store();
-    store.set_failing(Some("gone for good"));
-    let config = RecorderConfig {
-        flush_every: Duration::from_millis(10),
-        max_pending_hits: 3,
-        ..RecorderConfig::default()
-    };
-    let (layer, writer) = start(counter(), store.clone(), config);
-    for i in 0..5 {
-        send(&layer, request("/", &format!("203.0.113.{i}:1"), BROWSER)).await;
-    }
-    drop(layer);
-    let stats = writer.finish().await;
-    assert_eq!(stats.written, 0);
-    assert_eq!(
-        stats.lost, 5,
-        "every hit is either written or counted as lost"
-    );
-}
-
 /// Waits until the writer has failed more than `after` times (a minute
 /// at most: only a writer that never tries again takes that long).
-async fn failed_more_than(writer: &whocomes_activity::recording::WriterHandle, after: u64) {
+pub(crate) async fn failed_more_than(
+    writer: &whocomes_activity::recording::WriterHandle,
+    after: u64,
+) {
     for _ in 0..6_000 {
         if writer.stats().snapshot().failed_writes > after {
             return;
@@ -455,54 +439,6 @@ async fn failed_more_than(writer: &whocomes_activity::recording::WriterHandle, a
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     panic!("the writer never tried again");
-}
-
-#[tokio::test]
-async fn beyond_the_limit_the_oldest_batch_is_given_up_first() {
-    let store = store();
-    store.set_failing(Some("away for a while"));
-    let config = RecorderConfig {
-        flush_every: Duration::from_millis(5),
-        flush_hits: 1,
-        max_pending_hits: 4,
-        ..RecorderConfig::default()
-    };
-    let (layer, writer) = start(counter(), store.clone(), config);
-    // The oldest batch: one hit on /a, held after the first failed write.
-    send(&layer, request("/a", "203.0.113.1:1", BROWSER)).await;
-    failed_more_than(&writer, 0).await;
-    // Four newer ones, each its own batch: five held, one over the limit.
-    for (i, path) in ["/b", "/c", "/d", "/e"].into_iter().enumerate() {
-        send(
-            &layer,
-            request(path, &format!("203.0.113.{}:1", i + 2), BROWSER),
-        )
-        .await;
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    // A failed try with all five held gives up the oldest.
-    let failed = writer.stats().snapshot().failed_writes;
-    failed_more_than(&writer, failed).await;
-    assert_eq!(writer.stats().snapshot().lost, 1, "one batch given up");
-    store.set_failing(None);
-    drop(layer);
-    let stats = writer.finish().await;
-    assert_eq!((stats.written, stats.lost), (4, 1));
-    let since = chrono::DateTime::from_timestamp(0, 0).expect("a time");
-    let kept: Vec<String> = store
-        .hours_since(since)
-        .await
-        .expect("read")
-        .into_iter()
-        .map(|row| row.path)
-        .collect();
-    assert!(
-        !kept.contains(&"/a".to_owned()),
-        "the oldest is gone: {kept:?}"
-    );
-    for path in ["/b", "/c", "/d", "/e"] {
-        assert!(kept.contains(&path.to_owned()), "{path} kept: {kept:?}");
-    }
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -705,58 +641,6 @@ async fn a_flood_of_files_cannot_crowd_out_the_hits() {
     assert_eq!(stats.marks_queued + stats.dropped_marks, 2_000, "{stats:?}");
     assert_eq!(stats.marks_written, stats.marks_queued, "{stats:?}");
     assert!(stats.settled(), "{stats:?}");
-}
-
-/// What waits behind a write that succeeds, slowly, is bounded as what a
-/// failing store holds is: the oldest waiting batches are given up and
-/// counted as lost; the write's own and the newest are kept.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn what_waits_behind_a_slow_write_is_bounded() {
-    let store = store();
-    store.set_write_delay(Duration::from_secs(4));
-    let config = RecorderConfig {
-        flush_every: Duration::from_millis(50),
-        flush_hits: 1,
-        max_pending_hits: 30,
-        ..RecorderConfig::default()
-    };
-    let (layer, writer) = start(counter(), store.clone(), config);
-    // The first visitor alone makes the first write, which takes 4 s.
-    send(&layer, request("/", "203.0.113.1:1", BROWSER)).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    // 99 more while it runs, a batch every 50 ms: more than the 30 that
-    // may wait, so the oldest of them are given up.
-    for i in 0..99u32 {
-        let peer = format!("198.51.{i}.1:1");
-        send(&layer, request("/", &peer, BROWSER)).await;
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    drop(layer);
-    let stats = writer.finish().await;
-    assert_eq!((stats.queued, stats.dropped), (100, 0), "{stats:?}");
-    assert_eq!(stats.written + stats.lost, 100, "{stats:?}");
-    assert!(
-        stats.written <= 31,
-        "at most the first write and 30 waiting: {stats:?}"
-    );
-    let kept: Vec<String> = store
-        .visitors_since(NaiveDate::MIN)
-        .await
-        .expect("reads")
-        .into_iter()
-        .map(|day| day.network.to_string())
-        .collect();
-    assert_eq!(kept.len() as u64, stats.written, "{kept:?}");
-    for first_and_newest in ["203.0.113.x", "198.51.98.x"] {
-        assert!(
-            kept.iter().any(|network| network == first_and_newest),
-            "{first_and_newest} kept: {kept:?}"
-        );
-    }
-    assert!(
-        !kept.iter().any(|network| network == "198.51.0.x"),
-        "the oldest waiting is given up: {kept:?}"
-    );
 }
 
 /// A slow write (a big batch to a remote database) runs beside the
