@@ -355,6 +355,22 @@ pub struct WriterStatus {
     /// without, the writer's line is not shown.
     #[serde(default)]
     pub counting: bool,
+    /// Rows the writer holds: waiting for the next write, or for a store
+    /// that fails.
+    #[serde(default)]
+    pub held_rows: u64,
+    /// What they take in memory, in bytes (the writer's estimate).
+    #[serde(default)]
+    pub held_bytes: u64,
+    /// How long ago the oldest of them arrived, in seconds.
+    #[serde(default)]
+    pub held_for: Option<u64>,
+    /// The journal's size on disk, in bytes (0: none).
+    #[serde(default)]
+    pub journal_bytes: u64,
+    /// Hits an earlier run left in the journal, taken up at this start.
+    #[serde(default)]
+    pub recovered: u64,
 }
 
 /// One visitor-day as the signed-in admin sees it.

@@ -239,6 +239,18 @@ impl Builder {
         self
     }
 
+    /// The most memory the rows held for a store that fails (or writes
+    /// slowly) may take (default 256 MiB): more requests from the same
+    /// visitors cost nothing more; past it whole visitor-days are given
+    /// up, the oldest first, and counted as lost. For a remote store
+    /// (PostgreSQL, Cosmos DB) they are kept in a journal in the data
+    /// folder too (at most [`RecorderConfig::max_journal_bytes`], 1 GiB by
+    /// default), so a stop or a crash during an outage loses none of them.
+    pub fn max_held_bytes(mut self, bytes: u64) -> Self {
+        self.recorder.max_held_bytes = bytes.max(1);
+        self
+    }
+
     /// How long rows are kept (default: visitor-days 30 days, hours 400).
     pub fn retention(mut self, retention: Retention) -> Self {
         self.retention = retention;

@@ -2,8 +2,8 @@
 //! passed. Under the data folder's start lock (two servers started at once
 //! on a fresh folder do not both make keys or run migrations), it leaves
 //! this server's `serving-PID` mark, makes or loads the keys, and opens the
-//! store; then the read stores, the writer, the tab and the monitors'
-//! address. Without its keys (a folder that cannot be written) the site
+//! store; then the read stores, the writer (with a journal in the data
+//! folder for a remote store), the tab and the monitors' address. Without its keys (a folder that cannot be written) the site
 //! serves on, counting nothing, and says why once, in the log, on the tab
 //! and at `/ready`.
 
@@ -16,6 +16,27 @@ use admin::server::{Admin, AdminConfig, ConnectionStats};
 use crate::check::Checked;
 use crate::site::Whocomes;
 use crate::{BuildError, data_folder, keys, monitors};
+
+/// The journal of what is held for a remote store while it fails: a file
+/// of the data folder named after the store (`journal-NAME.json`). A
+/// SQLite store is its own file beside it: none.
+fn journal_of(
+    url: &str,
+    data_dir: &std::path::Path,
+    name: &activity::StoreName,
+    recorder: &activity::recording::RecorderConfig,
+) -> Option<activity::recording::Journal> {
+    let remote = !matches!(
+        crate::stores::StoreKind::of(url),
+        Some(crate::stores::StoreKind::Sqlite) | None
+    );
+    remote.then(|| {
+        activity::recording::Journal::new(
+            data_dir.join(format!("journal-{name}.json")),
+            recorder.max_journal_bytes,
+        )
+    })
+}
 
 impl Checked {
     /// Makes or loads the keys, opens the stores (a store that cannot be
@@ -43,7 +64,6 @@ impl Checked {
             Err(reason) => Arc::new(NullStore::new(name.clone(), reason.clone())),
             Ok(_) => crate::stores::open(&self.store_url, name.clone(), self.retention).await,
         };
-        drop(start_lock);
         let mut read_stores = Vec::with_capacity(self.read_stores.len());
         for (read_name, url) in self.read_stores {
             read_stores.push(crate::stores::open(&url, read_name, self.retention).await);
@@ -56,11 +76,14 @@ impl Checked {
         };
         let counting = match keys {
             Some(keys) if self.counting => {
-                let counter = Counter::with_keys(self.rules, keys, self.proxies, name);
-                Some(activity::recording::start(
+                let counter = Counter::with_keys(self.rules, keys, self.proxies, name.clone());
+                let journal = journal_of(&self.store_url, &self.data_dir, &name, &self.recorder)
+                    .filter(|_| start_lock.is_ok());
+                Some(activity::recording::start_journaled(
                     counter,
                     store.clone(),
                     self.recorder,
+                    journal,
                 ))
             }
             Some(_) => {
@@ -69,6 +92,7 @@ impl Checked {
             }
             None => None,
         };
+        drop(start_lock);
         let (layer, writer) = counting.unzip();
         let connections = Arc::new(ConnectionStats::default());
         if self.tab.password.is_none() {

@@ -99,11 +99,48 @@ pub async fn metrics(admin: &Admin) -> String {
         ] {
             counter(&mut registry, name, help, value);
         }
+        counter(
+            &mut registry,
+            "hits_recovered",
+            "Hits an earlier run left in the journal, taken up at this start.",
+            s.recovered,
+        );
         gauge(
             &mut registry,
             "hits_pending",
             "Hits queued and not yet written or given up.",
-            i64::try_from(s.queued.saturating_sub(s.written + s.lost)).unwrap_or(i64::MAX),
+            i64::try_from(s.waiting()).unwrap_or(i64::MAX),
+        );
+        for (name, help, value) in [
+            (
+                "held_rows",
+                "Rows the writer holds: for the next write, or for a store that fails.",
+                s.held_rows,
+            ),
+            (
+                "held_bytes",
+                "What the held rows take in memory (the writer's estimate).",
+                s.held_bytes,
+            ),
+            (
+                "journal_bytes",
+                "The journal's size on disk (what is held for a remote store that fails).",
+                s.journal_bytes,
+            ),
+        ] {
+            gauge(
+                &mut registry,
+                name,
+                help,
+                i64::try_from(value).unwrap_or(i64::MAX),
+            );
+        }
+        gauge(
+            &mut registry,
+            "held_oldest_seconds",
+            "Seconds since the oldest held row's first hit arrived (0: nothing held).",
+            s.held_since
+                .map_or(0, |at| (chrono::Utc::now() - at).num_seconds().max(0)),
         );
     }
     gauge(

@@ -172,6 +172,13 @@ fn writer_status(admin: &Admin) -> WriterStatus {
         connections_refused: admin.connections().map_or(0, |c| c.refused_count()),
         sign_ins_refused: admin.sign_ins_refused(),
         counting: admin.recorder().is_some(),
+        held_rows: snapshot.held_rows,
+        held_bytes: snapshot.held_bytes,
+        held_for: snapshot
+            .held_since
+            .map(|at| (Utc::now() - at).num_seconds().max(0).unsigned_abs()),
+        journal_bytes: snapshot.journal_bytes,
+        recovered: snapshot.recovered,
     }
 }
 

@@ -460,6 +460,10 @@ fn StoresCard(
                     <dt>"Hits from this server"</dt>
                     <dd class="writer">{writer_sentence(&writer)}</dd>
                 })}
+                {held_sentence(&writer).map(|said| view! {
+                    <dt>"Held for the store"</dt>
+                    <dd class="held" data-held-rows=writer.held_rows.to_string() data-journal-bytes=writer.journal_bytes.to_string()>{said}</dd>
+                })}
                 {writer.connections_open.is_some().then(|| view! {
                     <dt>"Connections"</dt>
                     <dd class="edge">{connections_sentence(&writer)}</dd>
@@ -514,6 +518,59 @@ fn writer_sentence(writer: &WriterStatus) -> String {
             "{n} (the store was down too long)"
         )),
     )
+}
+
+/// What the writer holds for the store: `1204 rows (1.3 MB), the oldest
+/// from 4 min ago; 2.1 MB in the journal on disk.` (`None` when it holds
+/// nothing and took nothing up from a journal.)
+fn held_sentence(writer: &WriterStatus) -> Option<String> {
+    if !writer.counting || (writer.held_rows == 0 && writer.recovered == 0) {
+        return None;
+    }
+    let mut said = Vec::new();
+    if writer.held_rows > 0 {
+        let mut held = format!(
+            "{} ({})",
+            counted(writer.held_rows, "row", "rows"),
+            size(writer.held_bytes)
+        );
+        if let Some(seconds) = writer.held_for {
+            held.push_str(&format!(", the oldest from {} ago", duration(seconds)));
+        }
+        if writer.journal_bytes > 0 {
+            held.push_str(&format!(
+                "; {} in the journal on disk",
+                size(writer.journal_bytes)
+            ));
+        }
+        said.push(format!("{held}."));
+    }
+    if writer.recovered > 0 {
+        said.push(format!(
+            "{} left by the last run taken up from the journal.",
+            capitalised(&counted(writer.recovered, "hit", "hits"))
+        ));
+    }
+    Some(said.join(" "))
+}
+
+/// Bytes in the unit a reader takes in at a glance: `840 B`, `3.4 kB`, `1.3 MB`.
+fn size(bytes: u64) -> String {
+    match bytes {
+        0..1_000 => format!("{bytes} B"),
+        1_000..1_000_000 => format!("{:.1} kB", bytes as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", bytes as f64 / 1e6),
+        _ => format!("{:.1} GB", bytes as f64 / 1e9),
+    }
+}
+
+/// Seconds as a reader says them: `4 s`, `3 min`, `2 h`.
+fn duration(seconds: u64) -> String {
+    match seconds {
+        0..120 => format!("{seconds} s"),
+        120..7_200 => format!("{} min", seconds / 60),
+        _ => format!("{} h", seconds / 3_600),
+    }
 }
 
 /// Where alerts go and what was sent: `To mail through HOST to 1
@@ -592,4 +649,37 @@ fn ProxyTrap(untrusted_forwarding: u64, host: Host) -> impl IntoView {
             </aside>
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The held line says rows, bytes, age and the journal, and is left
+    /// out when nothing is held.
+    #[test]
+    fn the_held_line_says_what_waits_for_the_store() {
+        let mut writer = WriterStatus {
+            counting: true,
+            ..WriterStatus::default()
+        };
+        assert_eq!(held_sentence(&writer), None, "nothing held");
+        writer.held_rows = 120_403;
+        writer.held_bytes = 52_400_000;
+        writer.held_for = Some(340);
+        writer.journal_bytes = 61_000_000;
+        assert_eq!(
+            held_sentence(&writer).as_deref(),
+            Some(
+                "120403 rows (52.4 MB), the oldest from 5 min ago; 61.0 MB in the journal on disk."
+            )
+        );
+        writer.held_rows = 0;
+        writer.journal_bytes = 0;
+        writer.recovered = 1;
+        assert_eq!(
+            held_sentence(&writer).as_deref(),
+            Some("1 hit left by the last run taken up from the journal.")
+        );
+    }
 }

@@ -88,6 +88,19 @@ pub struct RecorderArgs {
     /// (bigger batches fold into fewer rows per hit).
     #[arg(long, env = "WHOCOMES_MAX_BATCH_HITS", default_value_t = 50_000)]
     pub max_batch_hits: usize,
+
+    /// The most memory, in MiB, the rows held for a store that fails (or
+    /// writes slowly) may take: more requests from the same visitors cost
+    /// nothing more; past it whole visitor-days are given up, the oldest
+    /// first, and counted as lost.
+    #[arg(long, env = "WHOCOMES_MAX_HELD_MB", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    pub max_held_mb: u64,
+
+    /// The most disk, in MiB, the journal of a remote store (PostgreSQL,
+    /// Cosmos DB) may take: what is held while it fails is kept in the
+    /// data folder too, so a stop or a crash loses none of it.
+    #[arg(long, env = "WHOCOMES_MAX_JOURNAL_MB", default_value_t = 1_024, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    pub max_journal_mb: u64,
 }
 
 impl RecorderArgs {
@@ -99,12 +112,17 @@ impl RecorderArgs {
             flush_hits: self.flush_hits.max(1),
             max_pending_rows: self.max_pending_rows.max(1),
             max_batch_hits: self.max_batch_hits.max(1),
+            max_held_bytes: self.max_held_mb.saturating_mul(MIB),
+            max_journal_bytes: self.max_journal_mb.saturating_mul(MIB),
             paths_per_hour: usize::try_from(self.paths_per_hour).unwrap_or(usize::MAX),
             peer_address: whocomes::connect_info,
             ..RecorderConfig::default()
         }
     }
 }
+
+/// Bytes in a MiB.
+const MIB: u64 = 1024 * 1024;
 
 /// A store read besides the one written to. Its `Debug` never shows the URL
 /// (it may hold a password).

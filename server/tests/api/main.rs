@@ -23,6 +23,7 @@ mod impostors;
 mod leaks;
 mod notify;
 mod operations;
+mod outage;
 mod real_clients;
 mod recording;
 mod routes;
