@@ -12,7 +12,9 @@
 --
 -- With the argument `visits` (`wrk … URL -- visits`), the shape most sites
 -- see: many more visitors than requests a visitor, 65,536 addresses over
--- 16,384 networks, each making one to three requests in a row.
+-- 16,384 networks, each making one to three requests in a row; a second
+-- argument sets how many addresses (`-- visits 100000`), a quarter as many
+-- networks.
 
 local agents = {
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
@@ -67,8 +69,8 @@ local sequence = {}
 init = function(args)
   local visits = args[1] == "visits"
   if visits then
-    addresses = 65536
-    networks = 16384
+    addresses = tonumber(args[2]) or 65536
+    networks = math.floor(addresses / 4)
   end
   local json = wrk.path:find("^/api/") ~= nil
   for i = 1, addresses do

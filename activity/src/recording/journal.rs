@@ -115,6 +115,11 @@ impl Journal {
         &self.path
     }
 
+    /// Its size on disk now (0: none).
+    pub fn size(&self) -> u64 {
+        std::fs::metadata(&self.path).map_or(0, |meta| meta.len())
+    }
+
     /// What an earlier run left (`None`: no journal). A file that cannot
     /// be read is renamed aside and the error says where.
     pub fn load(&self) -> Result<Option<Left>, JournalError> {

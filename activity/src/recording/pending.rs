@@ -152,6 +152,24 @@ impl PendingRows {
             + self.bot_days.len() * (size_of::<BotKey>() + size_of::<u64>() + MAP_ENTRY)
     }
 
+    /// What `batch`'s rows would take held, as [`bytes`](Self::bytes)
+    /// counts them (without holding them).
+    pub fn bytes_of(batch: &Batch) -> usize {
+        batch
+            .hours
+            .iter()
+            .map(|row| hour_bytes(&row.path))
+            .sum::<usize>()
+            + batch
+                .goal_hours
+                .iter()
+                .map(|row| hour_bytes(row.goal.name()))
+                .sum::<usize>()
+            + batch.visitors.iter().map(visitor_bytes).sum::<usize>()
+            + batch.marks.len() * (size_of::<FilesMark>() + MAP_ENTRY)
+            + batch.bot_days.len() * (size_of::<BotKey>() + size_of::<u64>() + MAP_ENTRY)
+    }
+
     /// Gives up visitor-days, the oldest day's first and within a day the
     /// longest unseen first, until what is held takes at most `most`
     /// bytes; their requests leave [`hits`](Self::hits) (they are lost).
@@ -408,6 +426,11 @@ mod tests {
         pending.add(Batch::fold(&hits));
         let once = pending.bytes();
         assert!(once > 100 * pending.visitors.len(), "{once}");
+        assert_eq!(
+            PendingRows::bytes_of(&Batch::fold(&hits)),
+            once,
+            "unheld, the same"
+        );
         for _ in 0..5 {
             pending.add(Batch::fold(&hits));
         }

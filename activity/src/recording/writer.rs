@@ -43,7 +43,7 @@ use tokio::time::Instant;
 use crate::port::rows::{Batch, BatchId};
 use crate::port::store::{ActivityStore, StoreError};
 use crate::recording::budget::PathBudget;
-use crate::recording::journal::Journal;
+use crate::recording::journal::{Journal, JournalError, Left};
 use crate::recording::layer::{ActivityLayer, PeerAddress, socket_addr_extension};
 use crate::recording::pending::PendingRows;
 use crate::recording::recorder_stats::{RecorderStats, StatsSnapshot};
@@ -243,11 +243,14 @@ async fn run(
     let mut watch = Watch::default();
     let mut budget = PathBudget::new(config.paths_per_hour);
     let mut held = Held::default();
+    // What an earlier run left is read beside the draining (a big journal
+    // takes a while); nothing is written before it is taken up.
     if let Some(journal) = &journal {
-        held.take_up(journal, &stats, &*store).await;
+        let journal = journal.clone();
+        held.taking_up = Some(tokio::task::spawn_blocking(move || journal.load()));
     }
     let mut write_at = Instant::now() + config.flush_every;
-    let mut write_due = held.outgoing.is_some() || !held.waiting.is_empty();
+    let mut write_due = false;
     let mut keep_at = Instant::now() + config.flush_every;
     stats.next_write(due_after(config.flush_every));
     let mut backoff = Duration::from_millis(100);
@@ -278,6 +281,9 @@ async fn run(
             // Past the budget, whole visitor-days are given up, oldest
             // first, down to nine tenths of it (not one at every fold).
             held.give_up_beyond(most_bytes, &stats, &*store);
+        }
+        if let Some(task) = held.taking_up.take_if(|task| closed || task.is_finished()) {
+            write_due |= held.take_up(task.await, journal.as_deref(), &stats, &*store);
         }
         // Once an interval (or early, past the cap; or at the stop), what
         // is waiting becomes the next write.
@@ -331,7 +337,7 @@ async fn run(
             }
         }
         let due = retry_at.is_none_or(|at| Instant::now() >= at);
-        if writing.is_none() && due && !closed {
+        if writing.is_none() && due && !closed && held.taking_up.is_none() {
             if held.outgoing.is_none() && write_due && !held.waiting.is_empty() {
                 held.next_outgoing();
                 write_due = false;
@@ -416,6 +422,8 @@ struct Held {
     seq: u64,
     /// A keep of the journal running beside the draining.
     keeping: Option<JoinHandle<()>>,
+    /// The journal an earlier run left, being read.
+    taking_up: Option<JoinHandle<Result<Option<Left>, JournalError>>>,
 }
 
 /// The batch being written, and how its last try ended.
@@ -463,51 +471,53 @@ impl Held {
         });
     }
 
-    /// Takes up what an earlier run left in the journal.
-    async fn take_up(
+    /// Takes up what an earlier run left in the journal, once read: its
+    /// batch under its name becomes the next write, its waiting rows join
+    /// what waits. Returns whether it left anything.
+    fn take_up(
         &mut self,
-        journal: &Arc<Journal>,
+        read: Result<Result<Option<Left>, JournalError>, tokio::task::JoinError>,
+        journal: Option<&Journal>,
         stats: &RecorderStats,
         store: &dyn ActivityStore,
-    ) {
-        let load = {
-            let journal = journal.clone();
-            tokio::task::spawn_blocking(move || journal.load()).await
-        };
-        let left = match load {
+    ) -> bool {
+        let left = match read {
             Ok(Ok(Some(left))) => left,
-            Ok(Ok(None)) => return,
+            Ok(Ok(None)) => return false,
             Ok(Err(error)) => {
                 tracing::error!(store = %store.name(), %error, "cannot take up the journal");
-                return;
+                return false;
             }
             Err(error) => {
                 tracing::error!(store = %store.name(), %error, "reading the journal failed abnormally");
-                return;
+                return false;
             }
         };
         let hits = left.outgoing.as_ref().map_or(0, |batch| batch.hits) + left.waiting.hits;
         stats.recovered(hits);
+        stats.journal(journal.map_or(0, Journal::size));
         tracing::info!(store = %store.name(), hits, "taking up the activity an earlier run left in the journal");
         if let Some(mut batch) = left.outgoing {
-            // A batch without a name was never sent: a new one is safe.
             batch.id.get_or_insert_with(new_id);
-            let mut sizing = PendingRows::default();
-            sizing.add(batch.clone());
             self.outgoing = Some(Outgoing {
                 rows: batch.rows(),
-                bytes: sizing.bytes(),
+                bytes: PendingRows::bytes_of(&batch),
                 batch: Arc::new(batch),
                 since: left.since,
                 error: None,
                 journaled: true,
             });
         }
-        if !left.waiting.is_empty() {
-            self.waiting.add(left.waiting);
-            self.waiting_since = left.since.or_else(|| Some(Utc::now()));
+        let was_empty = self.waiting.is_empty();
+        self.waiting.add(left.waiting);
+        if !self.waiting.is_empty() {
+            self.waiting_since = match (left.since, self.waiting_since) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b).or_else(|| Some(Utc::now())),
+            };
         }
         self.journaling = true;
+        self.outgoing.is_some() || (was_empty && !self.waiting.is_empty())
     }
 
     /// Gives up whole visitor-days of what waits while what is held takes
@@ -645,7 +655,10 @@ impl Held {
                     tracing::error!(store = %store.name(), %error, "cannot keep the journal");
                 }
             }
-            if !write_at_stop(store, &out.batch, stats).await {
+            // A store that has been failing gets one try: the journal
+            // keeps what it does not take, and the stop is not held up.
+            let tries = if self.journaling { 1 } else { 3 };
+            if !write_at_stop(store, &out.batch, stats, tries).await {
                 break;
             }
             stats.written(out.batch.hits, out.batch.files, out.rows);
@@ -761,9 +774,14 @@ async fn collect(
 /// The longest wait between two tries of a failing write.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
-/// A write at the stop: a few quick tries; whether the store took it.
-async fn write_at_stop(store: &dyn ActivityStore, batch: &Batch, stats: &RecorderStats) -> bool {
-    for attempt in 0..3u32 {
+/// A write at the stop: `tries` quick tries; whether the store took it.
+async fn write_at_stop(
+    store: &dyn ActivityStore,
+    batch: &Batch,
+    stats: &RecorderStats,
+    tries: u32,
+) -> bool {
+    for attempt in 0..tries {
         match store.record(batch).await {
             Ok(()) => return true,
             Err(error) => {

@@ -110,6 +110,35 @@ async fn until_metric(monitors: &str, name: &str, within: Duration, done: impl F
     }
 }
 
+/// What the tab's overview says of the writer, signed in with `password`.
+async fn tab_writer(url: &str, password: &str) -> serde_json::Value {
+    let client = reqwest::Client::new();
+    let signed = client
+        .post(format!("{url}/admin/api/sign-in"))
+        .form(&[("password", password)])
+        .send()
+        .await
+        .expect("signs in");
+    let cookie = signed
+        .headers()
+        .get("set-cookie")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .expect("a session cookie")
+        .to_owned();
+    let overview: serde_json::Value = client
+        .post(format!("{url}/admin/api/overview"))
+        .header("cookie", cookie)
+        .form(&[("days", "7")])
+        .send()
+        .await
+        .expect("the overview answers")
+        .json()
+        .await
+        .expect("JSON");
+    overview["writer"].clone()
+}
+
 /// The binary's peak resident memory so far, in bytes (Linux).
 fn peak_rss(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("its status");
@@ -134,6 +163,7 @@ async fn a_restart_in_the_middle_of_a_postgres_outage_loses_nothing() {
         ("WHOCOMES_TRUSTED_PROXY", "127.0.0.1"),
         ("WHOCOMES_FLUSH_MS", "500"),
         ("WHOCOMES_MAX_HELD_MB", held_mb.as_str()),
+        ("WHOCOMES_ADMIN_PASSWORD", "outage"),
     ];
     let (mut first, url, log) = start_binary_logged(data.path(), &settings);
     let monitors = monitors_url(&log);
