@@ -229,6 +229,22 @@ async fn a_restart_in_the_middle_of_a_postgres_outage_loses_nothing() {
         503,
         "not ready while the store is down"
     );
+    // The tab says what is held, and that the journal keeps it.
+    until_metric(
+        &monitors,
+        "whocomes_journal_bytes",
+        Duration::from_secs(30),
+        |n| n > 0.0,
+    )
+    .await;
+    let writer = tab_writer(&url, "outage").await;
+    assert!(
+        writer["held_rows"].as_u64() > Some(0)
+            && writer["journal_bytes"].as_u64() > Some(0)
+            && writer["recovered"].as_u64() > Some(0)
+            && writer["held_for"].as_u64().is_some(),
+        "{writer}"
+    );
 
     // PostgreSQL comes back: everything held is written, the journal goes.
     postgres_script("resume", &postgres.dir);
