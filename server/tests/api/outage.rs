@@ -14,6 +14,7 @@ use activity::StoreName;
 use activity::store::{ActivityStore, Retention};
 
 use crate::faults::{Postgres, can_run, postgres_script};
+use crate::operations::{ready, signed_in};
 use crate::signals::{monitors_url, sigterm_and_wait, start_binary_logged};
 
 const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
@@ -24,8 +25,10 @@ const VISITORS: u32 = 5_000;
 /// The held rows' budget the binary is given, in MiB.
 const HELD_MB: u64 = 32;
 
-/// Requests from `VISITORS` visitors behind the trusted proxy, eight at a
-/// time, until stopped; counts the answers that were 200.
+/// Requests from `VISITORS` visitors behind the trusted proxy, four at a
+/// time with a pause of 2 ms after each (load enough to hold thousands of
+/// rows, not so much that the tests beside it starve), until stopped;
+/// counts the answers that were 200.
 struct Load {
     stop: Arc<AtomicBool>,
     answered: Arc<AtomicU64>,
@@ -37,14 +40,14 @@ impl Load {
         let stop = Arc::new(AtomicBool::new(false));
         let answered = Arc::new(AtomicU64::new(0));
         let client = reqwest::Client::new();
-        let tasks = (0..8u32)
+        let tasks = (0..4u32)
             .map(|lane| {
                 let (stop, answered, client) = (stop.clone(), answered.clone(), client.clone());
                 let url = url.to_owned();
                 tokio::spawn(async move {
                     let mut n = from + lane * 7_919;
                     while !stop.load(Ordering::Relaxed) {
-                        n = n.wrapping_add(8);
+                        n = n.wrapping_add(4);
                         let visitor = n % VISITORS;
                         let path = ["/", "/about", "/resume"][(n % 3) as usize];
                         let answer = client
@@ -61,6 +64,7 @@ impl Load {
                         if answer.is_ok_and(|answer| answer.status().as_u16() == 200) {
                             answered.fetch_add(1, Ordering::Relaxed);
                         }
+                        tokio::time::sleep(Duration::from_millis(2)).await;
                     }
                 })
             })
@@ -112,20 +116,7 @@ async fn until_metric(monitors: &str, name: &str, within: Duration, done: impl F
 
 /// What the tab's overview says of the writer, signed in with `password`.
 async fn tab_writer(url: &str, password: &str) -> serde_json::Value {
-    let client = reqwest::Client::new();
-    let signed = client
-        .post(format!("{url}/admin/api/sign-in"))
-        .form(&[("password", password)])
-        .send()
-        .await
-        .expect("signs in");
-    let cookie = signed
-        .headers()
-        .get("set-cookie")
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split(';').next())
-        .expect("a session cookie")
-        .to_owned();
+    let (client, cookie) = signed_in(url, password).await;
     let overview: serde_json::Value = client
         .post(format!("{url}/admin/api/overview"))
         .header("cookie", cookie)
@@ -137,6 +128,11 @@ async fn tab_writer(url: &str, password: &str) -> serde_json::Value {
         .await
         .expect("JSON");
     overview["writer"].clone()
+}
+
+/// Waits (at most 30 s) until `metric` of the binary is above 0.
+async fn until_some(monitors: &str, name: &str) {
+    until_metric(monitors, name, Duration::from_secs(30), |n| n > 0.0).await;
 }
 
 /// The binary's peak resident memory so far, in bytes (Linux).
@@ -168,24 +164,12 @@ async fn a_restart_in_the_middle_of_a_postgres_outage_loses_nothing() {
     let (mut first, url, log) = start_binary_logged(data.path(), &settings);
     let monitors = monitors_url(&log);
     let load = Load::start(&url, 0);
-    until_metric(
-        &monitors,
-        "whocomes_hits_written_total",
-        Duration::from_secs(30),
-        |n| n > 0.0,
-    )
-    .await;
+    until_some(&monitors, "whocomes_hits_written_total").await;
 
     // The outage: what arrives is held, and kept in the journal.
     postgres_script("halt", &postgres.dir);
     tokio::time::sleep(Duration::from_secs(4)).await;
-    until_metric(
-        &monitors,
-        "whocomes_journal_bytes",
-        Duration::from_secs(30),
-        |n| n > 0.0,
-    )
-    .await;
+    until_some(&monitors, "whocomes_journal_bytes").await;
     let answered_first = load.finish().await;
     let first_peak = peak_rss(first.id());
     sigterm_and_wait(&mut first);
@@ -205,38 +189,14 @@ async fn a_restart_in_the_middle_of_a_postgres_outage_loses_nothing() {
     // up, serves, and holds what comes.
     let (mut second, url, log) = start_binary_logged(data.path(), &settings);
     let monitors = monitors_url(&log);
-    until_metric(
-        &monitors,
-        "whocomes_hits_recovered_total",
-        Duration::from_secs(30),
-        |n| n > 0.0,
-    )
-    .await;
+    until_some(&monitors, "whocomes_hits_recovered_total").await;
     let load = Load::start(&url, 1);
     tokio::time::sleep(Duration::from_secs(4)).await;
-    until_metric(
-        &monitors,
-        "whocomes_held_rows",
-        Duration::from_secs(30),
-        |n| n > 0.0,
-    )
-    .await;
-    let ready = reqwest::get(format!("{monitors}/ready"))
-        .await
-        .expect("ready answers");
-    assert_eq!(
-        ready.status().as_u16(),
-        503,
-        "not ready while the store is down"
-    );
+    until_some(&monitors, "whocomes_held_rows").await;
+    let (status, why) = ready(&monitors).await;
+    assert_eq!(status, 503, "not ready while the store is down: {why}");
     // The tab says what is held, and that the journal keeps it.
-    until_metric(
-        &monitors,
-        "whocomes_journal_bytes",
-        Duration::from_secs(30),
-        |n| n > 0.0,
-    )
-    .await;
+    until_some(&monitors, "whocomes_journal_bytes").await;
     let writer = tab_writer(&url, "outage").await;
     assert!(
         writer["held_rows"].as_u64() > Some(0)
