@@ -693,22 +693,17 @@ impl Held {
                 tracing::warn!(store = %store.name(), hits, "the store still fails: what it did not take is in the journal, for the next start");
             }
             Some(Err(error)) => {
-                stats.lost(hits, out.batch.files + self.waiting_files());
+                stats.lost(hits, out.batch.files + self.waiting.files());
                 tracing::error!(store = %store.name(), %error, hits, "activity lost at shutdown: the store kept failing and the journal could not keep it");
             }
             None => {
-                stats.lost(hits, out.batch.files + self.waiting_files());
+                stats.lost(hits, out.batch.files + self.waiting.files());
                 tracing::error!(store = %store.name(), hits, "activity lost at shutdown: the store kept failing");
             }
         }
         self.outgoing = None;
         self.waiting = PendingRows::default();
         self.waiting_since = None;
-    }
-
-    /// The marks of file requests that wait.
-    fn waiting_files(&self) -> u64 {
-        self.waiting.files()
     }
 }
 
