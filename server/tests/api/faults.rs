@@ -341,8 +341,19 @@ async fn served_and_written(
     assert_eq!(
         (stats.written, stats.lost, stats.dropped),
         (ok, 0, 0),
-        "every hit written after {fault}: {stats:?}"
+        "every hit written after {fault}: {stats:?}; the tab says {:?}",
+        tab_stores(app).await
     );
+    // Written means kept: the store's hourly rows hold every request.
+    let stored: u64 = app
+        .store()
+        .hours_since(chrono::DateTime::UNIX_EPOCH)
+        .await
+        .expect("the store reads")
+        .iter()
+        .map(|hour| hour.requests)
+        .sum();
+    assert_eq!(stored, ok, "the store holds every request after {fault}");
     stats
 }
 

@@ -24,10 +24,10 @@ use activity_sql::basics::column;
 use activity_sql::{Engine, Pairs, Query, invalid};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
-use sqlx::SqlitePool;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous,
 };
+use sqlx::{Connection, SqliteConnection, SqlitePool};
 
 /// Activity kept in a SQLite file: open it with
 /// `SqliteStore::open("data/activity.db", name, retention)` (a plain path
@@ -59,6 +59,18 @@ pub fn file_of(url: &str) -> Option<std::path::PathBuf> {
         .filter(|path| !path.as_os_str().is_empty() && path.as_os_str() != ":memory:")
 }
 
+/// Whether a connection given back to the pool may be lent again. An error
+/// such as a full disk can roll a transaction back under the driver, whose
+/// own rollback then fails: it would still count the transaction open and
+/// begin the next one as a savepoint inside it, so a write could answer
+/// "done" (or "added already") for rows it never committed. Once the
+/// rollback a dropped transaction queued has run (the ping waits for it),
+/// a connection that still counts one open is closed.
+async fn still_sound(connection: &mut SqliteConnection) -> Result<bool, sqlx::Error> {
+    connection.ping().await?;
+    Ok(!connection.is_in_transaction())
+}
+
 /// SQLite under the shared SQL store.
 #[derive(Debug)]
 pub struct SqliteEngine;
@@ -78,6 +90,7 @@ impl Engine for SqliteEngine {
         let location = options.get_filename().display().to_string();
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
+            .after_release(|connection, _| Box::pin(still_sound(connection)))
             .connect_with(options)
             .await
             .map_err(|error| {
