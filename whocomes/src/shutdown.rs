@@ -15,7 +15,7 @@ use tracing::{info, warn};
 /// Once the server has stopped (a request it gave up waiting for may still
 /// hold a sender): the writer closes its queue, writes what is queued and
 /// pending, and ends; then each of `stores` is closed. Says in the log what
-/// was written, dropped and lost.
+/// was written, dropped, kept in the journal for the next start, and lost.
 pub async fn write_and_close(
     writer: WriterHandle,
     stores: &[Arc<dyn ActivityStore>],
@@ -25,6 +25,7 @@ pub async fn write_and_close(
         written = stats.written,
         rows = stats.rows_written,
         dropped = stats.dropped,
+        kept = stats.kept,
         lost = stats.lost,
         "activity written"
     );

@@ -2,7 +2,8 @@
 //! load from many visitors, PostgreSQL is halted; whocomes is stopped and
 //! started again in the middle of the outage (a deploy); PostgreSQL comes
 //! back. Every request answered is in the store once, none lost, and the
-//! binary's peak memory stays within its budget. Needs the PostgreSQL the
+//! binary's peak memory stays within its budget. A crash (SIGKILL) in the
+//! middle of an outage loses nothing the journal kept. Needs the PostgreSQL the
 //! test command installs (skips, and says so, elsewhere; fails under CI).
 #![allow(clippy::print_stdout)]
 
@@ -11,6 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use activity::StoreName;
+use activity::recording::Journal;
 use activity::store::{ActivityStore, Retention};
 
 use crate::faults::{Postgres, can_run, postgres_script};
@@ -146,6 +148,47 @@ fn peak_rss(pid: u32) -> u64 {
         * 1024
 }
 
+/// The binary's settings: on PostgreSQL at `url`, behind the trusted
+/// proxy, writing twice a second, holding at most `held_mb` MiB of rows.
+fn settings<'a>(url: &'a str, held_mb: &'a str) -> [(&'static str, &'a str); 5] {
+    [
+        ("WHOCOMES_STORE_URL", url),
+        ("WHOCOMES_TRUSTED_PROXY", "127.0.0.1"),
+        ("WHOCOMES_FLUSH_MS", "500"),
+        ("WHOCOMES_MAX_HELD_MB", held_mb),
+        ("WHOCOMES_ADMIN_PASSWORD", "outage"),
+    ]
+}
+
+/// The requests in the journal at `path`, read as the next start reads it
+/// (0: none there).
+fn journal_hits(path: &std::path::Path) -> u64 {
+    Journal::new(path, u64::MAX)
+        .load()
+        .ok()
+        .flatten()
+        .map_or(0, |left| {
+            left.outgoing.map_or(0, |batch| batch.hits) + left.waiting.hits
+        })
+}
+
+/// The sum of the hourly rows' requests in the PostgreSQL at `url`.
+async fn stored_requests(url: &str) -> u64 {
+    let store = activity_postgres::PostgresStore::open(
+        url,
+        StoreName::parse("postgres").expect("a name"),
+        Retention::default(),
+    )
+    .await
+    .expect("the store opens");
+    let hours = store
+        .hours_since(chrono::DateTime::from_timestamp(0, 0).expect("a time"))
+        .await
+        .expect("reads");
+    store.close().await;
+    hours.iter().map(|row| row.requests).sum()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_in_the_middle_of_a_postgres_outage_loses_nothing() {
     if !can_run() {
@@ -154,13 +197,7 @@ async fn a_restart_in_the_middle_of_a_postgres_outage_loses_nothing() {
     let postgres = Postgres::start(None);
     let data = tempfile::tempdir().expect("a data folder");
     let held_mb = HELD_MB.to_string();
-    let settings = [
-        ("WHOCOMES_STORE_URL", postgres.url.as_str()),
-        ("WHOCOMES_TRUSTED_PROXY", "127.0.0.1"),
-        ("WHOCOMES_FLUSH_MS", "500"),
-        ("WHOCOMES_MAX_HELD_MB", held_mb.as_str()),
-        ("WHOCOMES_ADMIN_PASSWORD", "outage"),
-    ];
+    let settings = settings(&postgres.url, &held_mb);
     let (mut first, url, log) = start_binary_logged(data.path(), &settings);
     let monitors = monitors_url(&log);
     let load = Load::start(&url, 0);
@@ -230,18 +267,7 @@ async fn a_restart_in_the_middle_of_a_postgres_outage_loses_nothing() {
     assert!(!journal.exists(), "the journal is removed once written");
     assert_eq!(lost, Some(0.0));
 
-    let store = activity_postgres::PostgresStore::open(
-        &postgres.url,
-        StoreName::parse("postgres").expect("a name"),
-        Retention::default(),
-    )
-    .await
-    .expect("the store opens");
-    let hours = store
-        .hours_since(chrono::DateTime::from_timestamp(0, 0).expect("a time"))
-        .await
-        .expect("reads");
-    let stored: u64 = hours.iter().map(|row| row.requests).sum();
+    let stored = stored_requests(&postgres.url).await;
     let answered = answered_first + answered_second;
     println!(
         "answered {answered} ({answered_first} + {answered_second}), stored {stored}, peak RSS {} MB",
@@ -258,4 +284,69 @@ async fn a_restart_in_the_middle_of_a_postgres_outage_loses_nothing() {
         held_peak < (HELD_MB + 100) * 1024 * 1024,
         "peak RSS {held_peak} B"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_in_the_middle_of_a_postgres_outage_loses_nothing_the_journal_kept() {
+    if !can_run() {
+        return;
+    }
+    let postgres = Postgres::start(None);
+    let data = tempfile::tempdir().expect("a data folder");
+    let held_mb = HELD_MB.to_string();
+    let settings = settings(&postgres.url, &held_mb);
+    let (mut first, url, log) = start_binary_logged(data.path(), &settings);
+    let monitors = monitors_url(&log);
+    let load = Load::start(&url, 0);
+    until_some(&monitors, "whocomes_hits_written_total").await;
+
+    postgres_script("halt", &postgres.dir);
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    until_some(&monitors, "whocomes_journal_bytes").await;
+    let answered = load.finish().await;
+    // The journal is kept once an interval: soon it holds every request
+    // not written (a batch PostgreSQL took as it halted may be in both).
+    let journal = data.path().join("journal-postgres.json");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let (written, kept) = loop {
+        let written = metric(&monitors, "whocomes_hits_written_total")
+            .await
+            .unwrap_or_default() as u64;
+        let kept = journal_hits(&journal);
+        if written + kept >= answered {
+            break (written, kept);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the journal holds {kept} and {written} are written of {answered} answered"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    // A crash: no stop, no last try.
+    first.kill().expect("SIGKILL");
+    first.wait().expect("it ends");
+
+    // Started again while PostgreSQL is still down, then PostgreSQL comes
+    // back: what the journal held is written, once.
+    let (mut second, _url, log) = start_binary_logged(data.path(), &settings);
+    let monitors = monitors_url(&log);
+    until_some(&monitors, "whocomes_hits_recovered_total").await;
+    postgres_script("resume", &postgres.dir);
+    until_metric(
+        &monitors,
+        "whocomes_journal_bytes",
+        Duration::from_secs(90),
+        |n| n == 0.0,
+    )
+    .await;
+    let lost = metric(&monitors, "whocomes_hits_lost_total").await;
+    sigterm_and_wait(&mut second);
+    assert!(!journal.exists(), "the journal is removed once written");
+    assert_eq!(lost, Some(0.0));
+    let stored = stored_requests(&postgres.url).await;
+    println!(
+        "crash in an outage: answered {answered}, {written} written before it, {kept} in the journal, stored {stored}"
+    );
+    assert!(kept > 0, "the outage held requests: {kept}");
+    assert_eq!(stored, answered, "every request answered is stored, once");
 }
