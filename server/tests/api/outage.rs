@@ -189,34 +189,74 @@ async fn stored_requests(url: &str) -> u64 {
     hours.iter().map(|row| row.requests).sum()
 }
 
+/// A binary on a PostgreSQL of its own, in the middle of an outage.
+struct Outage {
+    postgres: Postgres,
+    data: tempfile::TempDir,
+    held_mb: String,
+    /// The binary, its monitors' address and the log it writes.
+    binary: std::process::Child,
+    monitors: String,
+    log: Arc<std::sync::Mutex<String>>,
+    /// The requests answered 200 before and during the outage (the load
+    /// has ended).
+    answered: u64,
+}
+
+impl Outage {
+    /// Starts the binary under load, halts PostgreSQL once something is
+    /// written, and ends the load once the journal holds what came since.
+    async fn begin() -> Self {
+        let postgres = Postgres::start(None);
+        let data = tempfile::tempdir().expect("a data folder");
+        let held_mb = HELD_MB.to_string();
+        let (binary, url, log) =
+            start_binary_logged(data.path(), &settings(&postgres.url, &held_mb));
+        let monitors = monitors_url(&log);
+        let load = Load::start(&url, 0);
+        until_some(&monitors, "whocomes_hits_written_total").await;
+        // What arrives is held, and kept in the journal.
+        postgres_script("halt", &postgres.dir);
+        tokio::time::sleep(Duration::from_secs(4)).await;
+        until_some(&monitors, "whocomes_journal_bytes").await;
+        let answered = load.finish().await;
+        Self {
+            postgres,
+            data,
+            held_mb,
+            binary,
+            monitors,
+            log,
+            answered,
+        }
+    }
+
+    /// The binary started again on the same folder and store: it, its
+    /// address, and its log.
+    fn start_again(&self) -> (std::process::Child, String, Arc<std::sync::Mutex<String>>) {
+        start_binary_logged(
+            self.data.path(),
+            &settings(&self.postgres.url, &self.held_mb),
+        )
+    }
+
+    fn journal(&self) -> std::path::PathBuf {
+        self.data.path().join("journal-postgres.json")
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_in_the_middle_of_a_postgres_outage_loses_nothing() {
     if !can_run() {
         return;
     }
-    let postgres = Postgres::start(None);
-    let data = tempfile::tempdir().expect("a data folder");
-    let held_mb = HELD_MB.to_string();
-    let settings = settings(&postgres.url, &held_mb);
-    let (mut first, url, log) = start_binary_logged(data.path(), &settings);
-    let monitors = monitors_url(&log);
-    let load = Load::start(&url, 0);
-    until_some(&monitors, "whocomes_hits_written_total").await;
-
-    // The outage: what arrives is held, and kept in the journal.
-    postgres_script("halt", &postgres.dir);
-    tokio::time::sleep(Duration::from_secs(4)).await;
-    until_some(&monitors, "whocomes_journal_bytes").await;
-    let answered_first = load.finish().await;
-    let first_peak = peak_rss(first.id());
-    sigterm_and_wait(&mut first);
-    let journal = data.path().join("journal-postgres.json");
-    assert!(
-        journal.exists(),
-        "the stop leaves the journal: {}",
-        log.lock().map(|l| l.clone()).unwrap_or_default()
-    );
-    let said = log.lock().map(|l| l.clone()).unwrap_or_default();
+    let mut outage = Outage::begin().await;
+    let answered_first = outage.answered;
+    let first_peak = peak_rss(outage.binary.id());
+    sigterm_and_wait(&mut outage.binary);
+    let journal = outage.journal();
+    let said = outage.log.lock().map(|l| l.clone()).unwrap_or_default();
+    assert!(journal.exists(), "the stop leaves the journal: {said}");
     assert!(
         said.contains("in the journal, for the next start"),
         "{said}"
@@ -224,7 +264,7 @@ async fn a_restart_in_the_middle_of_a_postgres_outage_loses_nothing() {
 
     // Started again while PostgreSQL is still down: it takes the journal
     // up, serves, and holds what comes.
-    let (mut second, url, log) = start_binary_logged(data.path(), &settings);
+    let (mut second, url, log) = outage.start_again();
     let monitors = monitors_url(&log);
     until_some(&monitors, "whocomes_hits_recovered_total").await;
     let load = Load::start(&url, 1);
@@ -244,7 +284,7 @@ async fn a_restart_in_the_middle_of_a_postgres_outage_loses_nothing() {
     );
 
     // PostgreSQL comes back: everything held is written, the journal goes.
-    postgres_script("resume", &postgres.dir);
+    postgres_script("resume", &outage.postgres.dir);
     tokio::time::sleep(Duration::from_secs(2)).await;
     let answered_second = load.finish().await;
     until_metric(
@@ -267,7 +307,7 @@ async fn a_restart_in_the_middle_of_a_postgres_outage_loses_nothing() {
     assert!(!journal.exists(), "the journal is removed once written");
     assert_eq!(lost, Some(0.0));
 
-    let stored = stored_requests(&postgres.url).await;
+    let stored = stored_requests(&outage.postgres.url).await;
     let answered = answered_first + answered_second;
     println!(
         "answered {answered} ({answered_first} + {answered_second}), stored {stored}, peak RSS {} MB",
@@ -291,22 +331,12 @@ async fn a_crash_in_the_middle_of_a_postgres_outage_loses_nothing_the_journal_ke
     if !can_run() {
         return;
     }
-    let postgres = Postgres::start(None);
-    let data = tempfile::tempdir().expect("a data folder");
-    let held_mb = HELD_MB.to_string();
-    let settings = settings(&postgres.url, &held_mb);
-    let (mut first, url, log) = start_binary_logged(data.path(), &settings);
-    let monitors = monitors_url(&log);
-    let load = Load::start(&url, 0);
-    until_some(&monitors, "whocomes_hits_written_total").await;
-
-    postgres_script("halt", &postgres.dir);
-    tokio::time::sleep(Duration::from_secs(4)).await;
-    until_some(&monitors, "whocomes_journal_bytes").await;
-    let answered = load.finish().await;
+    let mut outage = Outage::begin().await;
+    let answered = outage.answered;
     // The journal is kept once an interval: soon it holds every request
     // not written (a batch PostgreSQL took as it halted may be in both).
-    let journal = data.path().join("journal-postgres.json");
+    let journal = outage.journal();
+    let monitors = outage.monitors.clone();
     let deadline = Instant::now() + Duration::from_secs(30);
     let (written, kept) = loop {
         let written = metric(&monitors, "whocomes_hits_written_total")
@@ -323,15 +353,15 @@ async fn a_crash_in_the_middle_of_a_postgres_outage_loses_nothing_the_journal_ke
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     // A crash: no stop, no last try.
-    first.kill().expect("SIGKILL");
-    first.wait().expect("it ends");
+    outage.binary.kill().expect("SIGKILL");
+    outage.binary.wait().expect("it ends");
 
     // Started again while PostgreSQL is still down, then PostgreSQL comes
     // back: what the journal held is written, once.
-    let (mut second, _url, log) = start_binary_logged(data.path(), &settings);
+    let (mut second, _url, log) = outage.start_again();
     let monitors = monitors_url(&log);
     until_some(&monitors, "whocomes_hits_recovered_total").await;
-    postgres_script("resume", &postgres.dir);
+    postgres_script("resume", &outage.postgres.dir);
     until_metric(
         &monitors,
         "whocomes_journal_bytes",
@@ -343,7 +373,7 @@ async fn a_crash_in_the_middle_of_a_postgres_outage_loses_nothing_the_journal_ke
     sigterm_and_wait(&mut second);
     assert!(!journal.exists(), "the journal is removed once written");
     assert_eq!(lost, Some(0.0));
-    let stored = stored_requests(&postgres.url).await;
+    let stored = stored_requests(&outage.postgres.url).await;
     println!(
         "crash in an outage: answered {answered}, {written} written before it, {kept} in the journal, stored {stored}"
     );
