@@ -8,7 +8,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::helpers::{TestApp, spawn_app_with};
+use crate::helpers::{TestApp, spawn_app_with, stored_requests};
 
 const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
@@ -345,14 +345,7 @@ async fn served_and_written(
         tab_stores(app).await
     );
     // Written means kept: the store's hourly rows hold every request.
-    let stored: u64 = app
-        .store()
-        .hours_since(chrono::DateTime::UNIX_EPOCH)
-        .await
-        .expect("the store reads")
-        .iter()
-        .map(|hour| hour.requests)
-        .sum();
+    let stored = stored_requests(&*app.store()).await;
     assert_eq!(stored, ok, "the store holds every request after {fault}");
     stats
 }

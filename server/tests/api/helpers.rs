@@ -137,6 +137,17 @@ pub async fn read_folder(data: &std::path::Path) -> (Vec<HourRow>, Vec<VisitorDa
     (hours, visitors)
 }
 
+/// The requests `store`'s hourly rows hold, all hours summed.
+pub async fn stored_requests(store: &dyn ActivityStore) -> u64 {
+    store
+        .hours_since(chrono::DateTime::UNIX_EPOCH)
+        .await
+        .expect("the store reads")
+        .iter()
+        .map(|hour| hour.requests)
+        .sum()
+}
+
 impl Drop for TestApp {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {

@@ -16,6 +16,7 @@ use activity::recording::Journal;
 use activity::store::{ActivityStore, Retention};
 
 use crate::faults::{Postgres, can_run, postgres_script};
+use crate::helpers::stored_requests;
 use crate::operations::{ready, signed_in};
 use crate::signals::{monitors_url, sigterm_and_wait, start_binary_logged};
 
@@ -172,8 +173,8 @@ fn journal_hits(path: &std::path::Path) -> u64 {
         })
 }
 
-/// The sum of the hourly rows' requests in the PostgreSQL at `url`.
-async fn stored_requests(url: &str) -> u64 {
+/// The requests the PostgreSQL at `url` holds.
+async fn stored_in(url: &str) -> u64 {
     let store = activity_postgres::PostgresStore::open(
         url,
         StoreName::parse("postgres").expect("a name"),
@@ -181,12 +182,9 @@ async fn stored_requests(url: &str) -> u64 {
     )
     .await
     .expect("the store opens");
-    let hours = store
-        .hours_since(chrono::DateTime::from_timestamp(0, 0).expect("a time"))
-        .await
-        .expect("reads");
+    let stored = stored_requests(&store).await;
     store.close().await;
-    hours.iter().map(|row| row.requests).sum()
+    stored
 }
 
 /// A binary on a PostgreSQL of its own, in the middle of an outage.
@@ -307,7 +305,7 @@ async fn a_restart_in_the_middle_of_a_postgres_outage_loses_nothing() {
     assert!(!journal.exists(), "the journal is removed once written");
     assert_eq!(lost, Some(0.0));
 
-    let stored = stored_requests(&outage.postgres.url).await;
+    let stored = stored_in(&outage.postgres.url).await;
     let answered = answered_first + answered_second;
     println!(
         "answered {answered} ({answered_first} + {answered_second}), stored {stored}, peak RSS {} MB",
@@ -373,7 +371,7 @@ async fn a_crash_in_the_middle_of_a_postgres_outage_loses_nothing_the_journal_ke
     sigterm_and_wait(&mut second);
     assert!(!journal.exists(), "the journal is removed once written");
     assert_eq!(lost, Some(0.0));
-    let stored = stored_requests(&outage.postgres.url).await;
+    let stored = stored_in(&outage.postgres.url).await;
     println!(
         "crash in an outage: answered {answered}, {written} written before it, {kept} in the journal, stored {stored}"
     );
